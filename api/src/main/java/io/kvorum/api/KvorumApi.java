@@ -1,0 +1,40 @@
+package io.kvorum.api;
+
+import java.time.Duration;
+
+/** Paths, parameters, media types and limits of kvorum's HTTP API (v0), shared by both sides. */
+public final class KvorumApi {
+  private KvorumApi() {}
+
+  /** Where the OpenAPI 3.1 document of this API is on the class path. */
+  public static final String OPENAPI_RESOURCE = "/io/kvorum/api/openapi.yaml";
+
+  public static final String PATH_ENTITY = "/v0/entity";
+  public static final String PATH_ENTITIES = "/v0/entities";
+  public static final String PATH_STATUS = "/v0/status";
+  public static final String PATH_CLUSTER = "/v0/cluster";
+  public static final String PATH_LIVE = "/health/live";
+  public static final String PATH_READY = "/health/ready";
+  public static final String PATH_METRICS = "/metrics";
+
+  public static final String PARAM_ID = "id";
+  public static final String PARAM_ACK = "ack";
+  public static final String PARAM_FROM = "from";
+  public static final String PARAM_REPLICAS = "replicas";
+  public static final String PARAM_TTL = "ttl";
+  public static final String PARAM_START = "start";
+  public static final String PARAM_END = "end";
+
+  public static final String OCTET_STREAM = "application/octet-stream";
+  public static final String PROBLEM_JSON = "application/problem+json";
+  public static final String JSON = "application/json";
+
+  /** The reason phrase of a 504 that means the quorum was not reached. */
+  public static final String NOT_ENOUGH_REPLICAS = "Not Enough Replicas";
+
+  /** The longest {@code ttl} a write may ask for (as in Cassandra: 20 years). */
+  public static final Duration MAX_TTL = Duration.ofDays(7300);
+
+  public static final int DEFAULT_HTTP_PORT = 8080;
+  public static final int DEFAULT_GRPC_PORT = 9090;
+}

@@ -1,0 +1,115 @@
+package io.kvorum.node;
+
+import io.kvorum.node.config.ConfigException;
+import io.kvorum.node.config.NodeOptions;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import sun.misc.Signal;
+
+/**
+ * {@code kvorum-node}: runs one node of a kvorum cluster until SIGTERM or SIGINT, then shuts down
+ * gracefully and exits 0. Invalid configuration exits 2 with one line on stderr.
+ */
+@Command(
+    name = "kvorum-node",
+    mixinStandardHelpOptions = true,
+    versionProvider = KvorumNode.Version.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    header = "Runs a node of kvorum, a Dynamo-style distributed key-value store.",
+    description = {
+      "",
+      "Clients use the HTTP API on --http-port (GET/PUT/DELETE /v0/entity?id=KEY);"
+          + " nodes talk to each other on --grpc-port.",
+      "Every flag can also be set by an environment variable: --http-port is KVORUM_HTTP_PORT,"
+          + " and so on. A flag wins over its variable.",
+      ""
+    },
+    footer = {
+      "",
+      "Example, one node:",
+      "  kvorum-node --node-id n1 --http-port 8080 --grpc-port 9090 --data-dir /var/lib/kvorum",
+      "  curl -X PUT --data-binary 'hello' 'http://localhost:8080/v0/entity?id=greeting'",
+      "  curl 'http://localhost:8080/v0/entity?id=greeting'",
+      "",
+      "Exit codes: 0 stopped normally, 2 invalid configuration, 1 unexpected failure."
+    })
+public final class KvorumNode implements Callable<Integer> {
+  static final int EXIT_OK = 0;
+  static final int EXIT_FAILURE = 1;
+  static final int EXIT_CONFIG = 2;
+
+  @Mixin private NodeOptions options = new NodeOptions();
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new KvorumNode());
+    cli.setParameterExceptionHandler(
+        (e, args) -> {
+          e.getCommandLine()
+              .getErr()
+              .println("kvorum-node: " + e.getMessage() + " (see kvorum-node --help)");
+          return EXIT_CONFIG;
+        });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          if (e instanceof ConfigException config) {
+            commandLine.getErr().println("kvorum-node: " + config.getMessage());
+            return EXIT_CONFIG;
+          }
+          commandLine.getErr().println("kvorum-node: failed: " + e);
+          e.printStackTrace(commandLine.getErr());
+          return EXIT_FAILURE;
+        });
+    return cli;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    NodeBootstrap node = NodeBootstrap.start(options.toConfig());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread stopper =
+        new Thread(
+            () -> {
+              node.shutdown();
+              stopped.countDown();
+            },
+            "kvorum-shutdown");
+    // A JVM stopped by a signal exits 128+n; handling the signals ourselves lets a graceful stop
+    // exit 0, as process supervisors expect.
+    Signal.handle(new Signal("TERM"), signal -> startOnce(stopper));
+    Signal.handle(new Signal("INT"), signal -> startOnce(stopper));
+    Runtime.getRuntime().addShutdownHook(new Thread(node::shutdown, "kvorum-shutdown-hook"));
+    stopped.await();
+    return EXIT_OK;
+  }
+
+  private static synchronized void startOnce(Thread thread) {
+    if (thread.getState() == Thread.State.NEW) {
+      thread.start();
+    }
+  }
+
+  /** The version from the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = KvorumNode.class.getPackage().getImplementationVersion();
+      return new String[] {"kvorum-node " + (version == null ? "(development build)" : version)};
+    }
+  }
+
+  /** For tests that run the command in-process. */
+  static int run(PrintWriter err, String... args) {
+    CommandLine cli = commandLine();
+    cli.setErr(err);
+    return cli.execute(args);
+  }
+}

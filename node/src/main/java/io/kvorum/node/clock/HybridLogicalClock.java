@@ -1,0 +1,129 @@
+package io.kvorum.node.clock;
+
+import io.kvorum.node.core.Version;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A hybrid logical clock (Kulkarni et al.): physical milliseconds from the wall clock, with a
+ * logical counter that orders events within one millisecond or while the wall clock lags behind a
+ * timestamp already seen.
+ *
+ * <p>Monotonic across restarts: before issuing a version whose physical part reaches the persisted
+ * ceiling, the clock persists a new ceiling {@code window} ahead; on start it resumes from the
+ * stored ceiling, so no version issued before a crash can be issued again or undercut. {@link
+ * #refreshCeiling()}, called periodically off the request path, keeps the ceiling ahead so that
+ * {@link #now()} practically never writes to disk itself.
+ */
+public final class HybridLogicalClock implements Clock {
+  private static final Logger log = LoggerFactory.getLogger(HybridLogicalClock.class);
+
+  private final LongSupplier wall;
+  private final CeilingStore store;
+  private final long windowMillis;
+  private final long maxForwardDriftMillis;
+  private final AtomicLong state = new AtomicLong();
+  private final Object persistLock = new Object();
+  private volatile long ceiling;
+
+  private HybridLogicalClock(
+      LongSupplier wall, CeilingStore store, long windowMillis, long maxForwardDriftMillis) {
+    this.wall = wall;
+    this.store = store;
+    this.windowMillis = windowMillis;
+    this.maxForwardDriftMillis = maxForwardDriftMillis;
+  }
+
+  /**
+   * Starts a clock that resumes after every version issued by an earlier run using {@code store}.
+   *
+   * @param wall the wall clock, Unix milliseconds
+   * @param window how far ahead of issued versions the persisted ceiling is kept
+   * @param maxForwardDrift remote timestamps further than this ahead of the wall clock are not
+   *     followed, so one node with a broken clock cannot drag every version into the future
+   */
+  public static HybridLogicalClock start(
+      CeilingStore store, LongSupplier wall, Duration window, Duration maxForwardDrift) {
+    HybridLogicalClock clock =
+        new HybridLogicalClock(wall, store, window.toMillis(), maxForwardDrift.toMillis());
+    long stored = store.load();
+    long start = Math.max(wall.getAsLong(), stored);
+    clock.state.set(pack(start, 0));
+    clock.persist(start + clock.windowMillis);
+    return clock;
+  }
+
+  /** A clock on the system wall clock with a one-second ceiling window and one minute of drift. */
+  public static HybridLogicalClock start(CeilingStore store) {
+    return start(store, System::currentTimeMillis, Duration.ofSeconds(1), Duration.ofMinutes(1));
+  }
+
+  @Override
+  public Version now() {
+    while (true) {
+      long current = state.get();
+      long wallNow = wall.getAsLong();
+      // Adding one carries a full logical counter into the physical part: still strictly greater.
+      long next = wallNow > physical(current) ? pack(wallNow, 0) : current + 1;
+      if (physical(next) >= ceiling) {
+        persist(physical(next) + windowMillis);
+      }
+      if (state.compareAndSet(current, next)) {
+        return new Version(next);
+      }
+    }
+  }
+
+  @Override
+  public void observe(Version remote) {
+    long remotePhysical = remote.physicalMillis();
+    long wallNow = wall.getAsLong();
+    if (remotePhysical > wallNow + maxForwardDriftMillis) {
+      log.warn(
+          "ignoring a remote timestamp {} ms ahead of the local wall clock (limit {} ms);"
+              + " check clock synchronisation",
+          remotePhysical - wallNow,
+          maxForwardDriftMillis);
+      return;
+    }
+    state.accumulateAndGet(remote.value(), Math::max);
+  }
+
+  @Override
+  public Version current() {
+    return new Version(state.get());
+  }
+
+  @Override
+  public long wallMillis() {
+    return wall.getAsLong();
+  }
+
+  /** Persists a fresh ceiling when the current one is less than half a window ahead. */
+  public void refreshCeiling() {
+    long horizon = Math.max(physical(state.get()), wall.getAsLong());
+    if (ceiling - horizon < windowMillis / 2) {
+      persist(horizon + windowMillis);
+    }
+  }
+
+  private void persist(long newCeiling) {
+    synchronized (persistLock) {
+      if (newCeiling > ceiling) {
+        store.store(newCeiling);
+        ceiling = newCeiling;
+      }
+    }
+  }
+
+  private static long pack(long physicalMillis, int logical) {
+    return physicalMillis << Version.LOGICAL_BITS | logical;
+  }
+
+  private static long physical(long packed) {
+    return packed >>> Version.LOGICAL_BITS;
+  }
+}

@@ -1,0 +1,2 @@
+/** The hybrid logical clock that versions every write, monotonic across restarts. */
+package io.kvorum.node.clock;

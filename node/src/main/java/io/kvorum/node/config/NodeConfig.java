@@ -1,0 +1,105 @@
+package io.kvorum.node.config;
+
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.NodeId;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a node is configured with, validated. Built from flags by {@link NodeOptions}; tests
+ * build it directly.
+ *
+ * @param nodeId this node's unique id
+ * @param topology the static cluster, this node included
+ * @param http where the client API listens
+ * @param grpcPort where the inter-node service listens
+ * @param dataDir where RocksDB and the clock's state live
+ * @param requestTimeout how long a coordinator waits for {@code ack} replicas
+ * @param limits request size limits
+ * @param storage storage tuning and maintenance
+ * @param shutdownGrace how long a SIGTERM waits for requests in flight
+ */
+public record NodeConfig(
+    NodeId nodeId,
+    Topology topology,
+    Http http,
+    int grpcPort,
+    Path dataDir,
+    Duration requestTimeout,
+    Limits limits,
+    Storage storage,
+    Duration shutdownGrace) {
+
+  public NodeConfig {
+    Objects.requireNonNull(nodeId, "nodeId");
+    Objects.requireNonNull(topology, "topology");
+    Objects.requireNonNull(dataDir, "dataDir");
+    if (!topology.self().equals(nodeId)) {
+      throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
+    }
+    requirePositive(requestTimeout, "request timeout");
+    requirePositive(shutdownGrace, "shutdown grace");
+  }
+
+  /**
+   * The client API listener.
+   *
+   * @param host address to bind
+   * @param port port to bind, 0 for any free port
+   * @param ioThreads event-loop threads
+   * @param idleTimeout idle connections are closed after this
+   */
+  public record Http(String host, int port, int ioThreads, Duration idleTimeout) {
+    public Http {
+      if (port < 0 || port > 65535 || ioThreads < 1) {
+        throw new IllegalArgumentException("bad HTTP listener settings");
+      }
+      requirePositive(idleTimeout, "idle timeout");
+    }
+  }
+
+  /**
+   * @param maxValueBytes largest request body; larger ones get 413
+   * @param maxKeyBytes longest key; longer ones get 400
+   */
+  public record Limits(int maxValueBytes, int maxKeyBytes) {
+    public Limits {
+      if (maxValueBytes < 0 || maxKeyBytes < 1) {
+        throw new IllegalArgumentException("limits must be positive");
+      }
+    }
+  }
+
+  /**
+   * @param syncWrites fsync the write-ahead log before acknowledging a write
+   * @param threads threads running storage calls
+   * @param queueSize storage calls that may wait for a thread before requests get 503
+   * @param blockCacheBytes RocksDB block cache size
+   * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit
+   * @param tombstoneGrace how long tombstones and expired values are kept before purging
+   * @param sweepInterval how often the purge sweeper runs
+   */
+  public record Storage(
+      boolean syncWrites,
+      int threads,
+      int queueSize,
+      long blockCacheBytes,
+      long maxDiskBytes,
+      Duration tombstoneGrace,
+      Duration sweepInterval) {
+    public Storage {
+      if (threads < 1 || queueSize < 1 || blockCacheBytes < 1 || maxDiskBytes < 0) {
+        throw new IllegalArgumentException("bad storage settings");
+      }
+      requirePositive(sweepInterval, "sweep interval");
+      Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+    }
+  }
+
+  private static void requirePositive(Duration d, String what) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive");
+    }
+  }
+}

@@ -1,0 +1,303 @@
+package io.kvorum.node.config;
+
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.DurationFormat;
+import io.kvorum.node.core.NodeId;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import picocli.CommandLine.Option;
+
+/**
+ * The node's flags. Each has an environment twin ({@code --http-port} ⇔ {@code KVORUM_HTTP_PORT});
+ * a flag given on the command line wins over its variable. Values stay text here so that {@link
+ * #toConfig()} can say exactly which flag is wrong and why.
+ */
+public final class NodeOptions {
+  @Option(
+      names = "--node-id",
+      defaultValue = "${env:KVORUM_NODE_ID}",
+      paramLabel = "ID",
+      description = "Unique id of this node in the cluster. Default: the host name.")
+  String nodeId;
+
+  @Option(
+      names = "--http-host",
+      defaultValue = "${env:KVORUM_HTTP_HOST:-0.0.0.0}",
+      paramLabel = "ADDRESS",
+      description = "Address the client API binds. Default: ${DEFAULT-VALUE}.")
+  String httpHost;
+
+  @Option(
+      names = "--http-port",
+      defaultValue = "${env:KVORUM_HTTP_PORT:-8080}",
+      paramLabel = "PORT",
+      description = "Port of the client API (HTTP), health and metrics. Default: ${DEFAULT-VALUE}.")
+  String httpPort;
+
+  @Option(
+      names = "--grpc-port",
+      defaultValue = "${env:KVORUM_GRPC_PORT:-9090}",
+      paramLabel = "PORT",
+      description = "Port of the inter-node service (gRPC). Default: ${DEFAULT-VALUE}.")
+  String grpcPort;
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = "${env:KVORUM_DATA_DIR}",
+      paramLabel = "DIR",
+      description = "Where RocksDB and hints live. Default: ./data/<node-id>.")
+  String dataDir;
+
+  @Option(
+      names = "--peers",
+      defaultValue = "${env:KVORUM_PEERS}",
+      paramLabel = "ID=HOST:PORT,...",
+      description =
+          "The whole static cluster, this node included, as id=host:grpcPort pairs."
+              + " Default: none, a single-node cluster.")
+  String peers;
+
+  @Option(
+      names = "--request-timeout",
+      defaultValue = "${env:KVORUM_REQUEST_TIMEOUT:-1s}",
+      paramLabel = "DURATION",
+      description =
+          "How long a request waits for its ack replicas before answering 504."
+              + " Default: ${DEFAULT-VALUE}.")
+  String requestTimeout;
+
+  @Option(
+      names = "--sync-writes",
+      defaultValue = "${env:KVORUM_SYNC_WRITES:-false}",
+      arity = "0..1",
+      fallbackValue = "true",
+      paramLabel = "BOOL",
+      description =
+          "fsync the write-ahead log before acknowledging a write (survives power loss, slower)."
+              + " Default: ${DEFAULT-VALUE}.")
+  String syncWrites;
+
+  @Option(
+      names = "--max-value-size",
+      defaultValue = "${env:KVORUM_MAX_VALUE_SIZE:-16MiB}",
+      paramLabel = "SIZE",
+      description = "Largest value (request body); larger get 413. Default: ${DEFAULT-VALUE}.")
+  String maxValueSize;
+
+  @Option(
+      names = "--max-key-size",
+      defaultValue = "${env:KVORUM_MAX_KEY_SIZE:-1KiB}",
+      paramLabel = "SIZE",
+      description = "Longest key in bytes; longer get 400. Default: ${DEFAULT-VALUE}.")
+  String maxKeySize;
+
+  @Option(
+      names = "--storage-threads",
+      defaultValue = "${env:KVORUM_STORAGE_THREADS:-0}",
+      paramLabel = "N",
+      description = "Threads running storage calls. Default: twice the cores, at least 4.")
+  String storageThreads;
+
+  @Option(
+      names = "--storage-queue",
+      defaultValue = "${env:KVORUM_STORAGE_QUEUE:-4096}",
+      paramLabel = "N",
+      description =
+          "Storage calls that may wait for a thread; beyond that requests get 503 with"
+              + " Retry-After. Default: ${DEFAULT-VALUE}.")
+  String storageQueue;
+
+  @Option(
+      names = "--block-cache-size",
+      defaultValue = "${env:KVORUM_BLOCK_CACHE_SIZE:-128MiB}",
+      paramLabel = "SIZE",
+      description = "RocksDB block cache for reads. Default: ${DEFAULT-VALUE}.")
+  String blockCacheSize;
+
+  @Option(
+      names = "--max-disk-usage",
+      defaultValue = "${env:KVORUM_MAX_DISK_USAGE:-0}",
+      paramLabel = "SIZE",
+      description =
+          "Refuse writes (507) once data files reach this size; 0 for no limit but the disk."
+              + " Default: ${DEFAULT-VALUE}.")
+  String maxDiskUsage;
+
+  @Option(
+      names = "--tombstone-grace",
+      defaultValue = "${env:KVORUM_TOMBSTONE_GRACE:-10d}",
+      paramLabel = "DURATION",
+      description =
+          "How long deletes and expired values are remembered before they are purged."
+              + " Default: ${DEFAULT-VALUE}.")
+  String tombstoneGrace;
+
+  @Option(
+      names = "--sweep-interval",
+      defaultValue = "${env:KVORUM_SWEEP_INTERVAL:-10m}",
+      paramLabel = "DURATION",
+      description = "How often the purge sweeper runs. Default: ${DEFAULT-VALUE}.")
+  String sweepInterval;
+
+  @Option(
+      names = "--io-threads",
+      defaultValue = "${env:KVORUM_IO_THREADS:-0}",
+      paramLabel = "N",
+      description = "HTTP event-loop threads. Default: one per core.")
+  String ioThreads;
+
+  @Option(
+      names = "--idle-timeout",
+      defaultValue = "${env:KVORUM_IDLE_TIMEOUT:-5m}",
+      paramLabel = "DURATION",
+      description = "Client connections idle this long are closed. Default: ${DEFAULT-VALUE}.")
+  String idleTimeout;
+
+  @Option(
+      names = "--shutdown-grace",
+      defaultValue = "${env:KVORUM_SHUTDOWN_GRACE:-10s}",
+      paramLabel = "DURATION",
+      description =
+          "On SIGTERM, how long to wait for requests in flight before closing."
+              + " Default: ${DEFAULT-VALUE}.")
+  String shutdownGrace;
+
+  /**
+   * Validates every flag and builds the configuration.
+   *
+   * @throws ConfigException naming the first invalid flag and value
+   */
+  public NodeConfig toConfig() {
+    NodeId id = nodeId();
+    int cores = Runtime.getRuntime().availableProcessors();
+    int grpc = port("--grpc-port", grpcPort, false);
+    Topology topology = topology(id, grpc);
+    int threads = count("--storage-threads", storageThreads, true);
+    int io = count("--io-threads", ioThreads, true);
+    return new NodeConfig(
+        id,
+        topology,
+        new NodeConfig.Http(
+            text("--http-host", httpHost),
+            port("--http-port", httpPort, true),
+            io == 0 ? cores : io,
+            duration("--idle-timeout", idleTimeout)),
+        grpc,
+        dataDir == null || dataDir.isBlank() ? Path.of("data", id.value()) : Path.of(dataDir),
+        duration("--request-timeout", requestTimeout),
+        new NodeConfig.Limits(
+            intSize("--max-value-size", maxValueSize), intSize("--max-key-size", maxKeySize)),
+        new NodeConfig.Storage(
+            bool("--sync-writes", syncWrites),
+            threads == 0 ? Math.max(4, 2 * cores) : threads,
+            count("--storage-queue", storageQueue, false),
+            positiveSize("--block-cache-size", blockCacheSize),
+            size("--max-disk-usage", maxDiskUsage),
+            duration("--tombstone-grace", tombstoneGrace),
+            duration("--sweep-interval", sweepInterval)),
+        duration("--shutdown-grace", shutdownGrace));
+  }
+
+  private NodeId nodeId() {
+    String value = nodeId;
+    if (value == null || value.isBlank()) {
+      try {
+        value = InetAddress.getLocalHost().getHostName();
+      } catch (UnknownHostException e) {
+        throw new ConfigException("--node-id is not set and the host name is unknown; set it");
+      }
+    }
+    return parse("--node-id", value, NodeId::of);
+  }
+
+  private Topology topology(NodeId self, int grpc) {
+    if (peers == null || peers.isBlank()) {
+      return Topology.single(self, "localhost", grpc);
+    }
+    List<Member> members = PeersFormat.parse(peers);
+    try {
+      return new Topology(self, members);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("--peers", peers, e.getMessage());
+    }
+  }
+
+  private static String text(String flag, String value) {
+    if (value == null || value.isBlank()) {
+      throw new ConfigException(flag, String.valueOf(value), "must not be empty");
+    }
+    return value.trim();
+  }
+
+  private static int port(String flag, String value, boolean zeroAllowed) {
+    int port = parse(flag, value, Integer::parseInt);
+    if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
+      throw new ConfigException(flag, value, "a port is 1-65535");
+    }
+    return port;
+  }
+
+  private static int count(String flag, String value, boolean zeroAllowed) {
+    int n = parse(flag, value, Integer::parseInt);
+    if (n < (zeroAllowed ? 0 : 1)) {
+      throw new ConfigException(flag, value, "must be " + (zeroAllowed ? "0 or more" : "positive"));
+    }
+    return n;
+  }
+
+  private static boolean bool(String flag, String value) {
+    return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "yes", "1" -> true;
+      case "false", "no", "0" -> false;
+      default -> throw new ConfigException(flag, value, "must be true or false");
+    };
+  }
+
+  private static Duration duration(String flag, String value) {
+    Duration d = parse(flag, value, DurationFormat::parse);
+    if (d.isZero()) {
+      throw new ConfigException(flag, value, "must be positive");
+    }
+    return d;
+  }
+
+  private static long size(String flag, String value) {
+    return parse(flag, value, SizeFormat::parse);
+  }
+
+  private static long positiveSize(String flag, String value) {
+    long size = size(flag, value);
+    if (size < 1) {
+      throw new ConfigException(flag, value, "must be positive");
+    }
+    return size;
+  }
+
+  private static int intSize(String flag, String value) {
+    long size = positiveSize(flag, value);
+    if (size > Integer.MAX_VALUE - 1024) {
+      throw new ConfigException(flag, value, "must be under 2GiB");
+    }
+    return (int) size;
+  }
+
+  private static <T> T parse(String flag, String value, Function<String, T> parser) {
+    if (value == null) {
+      throw new ConfigException(flag, "", "a value is required");
+    }
+    try {
+      return parser.apply(value.trim());
+    } catch (ArithmeticException e) {
+      throw new ConfigException(flag, value, "too large");
+    } catch (NumberFormatException e) {
+      throw new ConfigException(flag, value, "not a number");
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(flag, value, e.getMessage());
+    }
+  }
+}

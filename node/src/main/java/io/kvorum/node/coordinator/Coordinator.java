@@ -1,0 +1,75 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.Placement;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ScanCursor;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * What a client request needs from the cluster: versioned writes and deletes, quorum reads that
+ * resolve tombstones and expiry, and cluster-wide ranges. Any node coordinates any key.
+ */
+public final class Coordinator {
+  private final Topology topology;
+  private final Clock clock;
+  private final WriteCoordinator writes;
+  private final ReadCoordinator reads;
+  private final RangeCoordinator ranges;
+
+  public Coordinator(
+      Topology topology,
+      Placement placement,
+      Replicas replicas,
+      Clock clock,
+      Duration requestTimeout,
+      ScheduledExecutorService scheduler) {
+    this.topology = topology;
+    this.clock = clock;
+    Deadline deadline = new Deadline(requestTimeout, scheduler);
+    this.writes = new WriteCoordinator(placement, replicas, deadline);
+    this.reads = new ReadCoordinator(placement, replicas, deadline);
+    this.ranges = new RangeCoordinator(topology, replicas, clock::wallMillis);
+  }
+
+  /** How many nodes the cluster has: the largest valid {@code from}. */
+  public int clusterSize() {
+    return topology.size();
+  }
+
+  /** The value of {@code key}, absent if it was never written, was deleted, or has expired. */
+  public CompletableFuture<Optional<byte[]>> get(Key key, Quorum quorum) {
+    return reads
+        .read(key, quorum)
+        .thenApply(newest -> newest.filter(r -> r.isLive(clock.wallMillis())).map(Record::value));
+  }
+
+  /**
+   * Stores {@code value} under {@code key}.
+   *
+   * @param ttl how long the value lives; {@link Duration#ZERO} for ever
+   */
+  public CompletableFuture<Void> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
+    Version version = clock.now();
+    long expiresAt = ttl.isZero() ? Record.NO_EXPIRY : version.physicalMillis() + ttl.toMillis();
+    return writes.write(key, Record.value(version, value, expiresAt), quorum);
+  }
+
+  /** Deletes {@code key}: a tombstone that wins over every earlier write. */
+  public CompletableFuture<Void> delete(Key key, Quorum quorum) {
+    return writes.write(key, Record.tombstone(clock.now()), quorum);
+  }
+
+  /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
+  public ScanCursor range(KeyRange range) {
+    return ranges.range(range);
+  }
+}

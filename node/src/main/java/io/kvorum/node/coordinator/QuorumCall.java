@@ -1,0 +1,96 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.KvorumException;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.NotEnoughReplicasException;
+import io.kvorum.node.core.Quorum;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The answers of the replicas one request went to. {@link #result()} completes with the first
+ * {@code ack} successes, or fails as soon as {@code ack} successes can no longer happen.
+ * Thread-safe; replica callbacks may arrive on any thread, in any order, after the result is
+ * decided.
+ *
+ * @param <T> what a successful replica answers
+ */
+final class QuorumCall<T> {
+  /** One replica's successful answer. */
+  record Answer<T>(NodeId node, T value) {}
+
+  private final Quorum quorum;
+  private final NodeId self;
+  private final List<Answer<T>> successes = new ArrayList<>();
+  private final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
+  private int failures;
+  private boolean remoteFailed;
+  private Throwable localFailure;
+
+  QuorumCall(Quorum quorum, NodeId self) {
+    this.quorum = quorum;
+    this.self = self;
+  }
+
+  CompletableFuture<List<Answer<T>>> result() {
+    return result;
+  }
+
+  Quorum quorum() {
+    return quorum;
+  }
+
+  void succeeded(NodeId node, T value) {
+    List<Answer<T>> reached = null;
+    synchronized (this) {
+      successes.add(new Answer<>(node, value));
+      if (successes.size() == quorum.ack()) {
+        reached = List.copyOf(successes);
+      }
+    }
+    if (reached != null) {
+      result.complete(reached);
+    }
+  }
+
+  void failed(NodeId node, Throwable error) {
+    RuntimeException unreachable = null;
+    synchronized (this) {
+      failures++;
+      if (node.equals(self)) {
+        localFailure = unwrap(error);
+      } else {
+        remoteFailed = true;
+      }
+      if (quorum.from() - failures < quorum.ack()) {
+        unreachable = unreachable();
+      }
+    }
+    if (unreachable != null) {
+      result.completeExceptionally(unreachable);
+    }
+  }
+
+  synchronized int successCount() {
+    return successes.size();
+  }
+
+  /**
+   * When only this node's own replica failed, its error (overloaded, disk full) says more than "not
+   * enough replicas"; otherwise the quorum is what failed.
+   */
+  private RuntimeException unreachable() {
+    if (!remoteFailed && localFailure instanceof KvorumException local) {
+      return local;
+    }
+    return new NotEnoughReplicasException(quorum.ack(), successes.size());
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof CompletionException && error.getCause() != null
+        ? error.getCause()
+        : error;
+  }
+}

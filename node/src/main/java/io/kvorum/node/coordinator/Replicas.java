@@ -1,0 +1,46 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.replication.PeerTransport;
+import io.kvorum.node.storage.ScanCursor;
+import io.kvorum.node.storage.StorageEngine;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** Reaches the storage of any node: this node's directly, every other through the transport. */
+public final class Replicas {
+  private final NodeId self;
+  private final StorageEngine local;
+  private final PeerTransport peers;
+
+  public Replicas(NodeId self, StorageEngine local, PeerTransport peers) {
+    this.self = self;
+    this.local = local;
+    this.peers = peers;
+  }
+
+  public NodeId self() {
+    return self;
+  }
+
+  public boolean isSelf(NodeId node) {
+    return self.equals(node);
+  }
+
+  public CompletableFuture<Optional<Record>> read(NodeId node, Key key) {
+    return isSelf(node) ? local.get(key) : peers.read(node, key);
+  }
+
+  public CompletableFuture<Void> write(NodeId node, Key key, Record record) {
+    return isSelf(node)
+        ? local.put(key, record).thenApply(applied -> null)
+        : peers.write(node, key, record);
+  }
+
+  public ScanCursor scan(NodeId node, KeyRange range) {
+    return isSelf(node) ? local.scan(range) : peers.scan(node, range);
+  }
+}

@@ -1,0 +1,41 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.cluster.Placement;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.Record;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Sends a write to all {@code from} replicas of its key in parallel and succeeds at the {@code
+ * ack}-th confirmation. Replicas outside the first {@code from} of the ranking store nothing.
+ */
+public final class WriteCoordinator {
+  private final Placement placement;
+  private final Replicas replicas;
+  private final Deadline deadline;
+
+  WriteCoordinator(Placement placement, Replicas replicas, Deadline deadline) {
+    this.placement = placement;
+    this.replicas = replicas;
+    this.deadline = deadline;
+  }
+
+  public CompletableFuture<Void> write(Key key, Record record, Quorum quorum) {
+    QuorumCall<Void> call = new QuorumCall<>(quorum, replicas.self());
+    for (NodeId node : placement.replicas(key, quorum.from())) {
+      replicas
+          .write(node, key, record)
+          .whenComplete(
+              (ok, error) -> {
+                if (error == null) {
+                  call.succeeded(node, null);
+                } else {
+                  call.failed(node, error);
+                }
+              });
+    }
+    return deadline.await(call).thenApply(answers -> null);
+  }
+}

@@ -1,0 +1,16 @@
+package io.kvorum.node.core;
+
+/**
+ * The errors kvorum raises on purpose. Each carries what a caller needs to answer its own client;
+ * each edge (HTTP, gRPC) translates them once.
+ */
+public abstract sealed class KvorumException extends RuntimeException
+    permits InvalidRequestException,
+        NotEnoughReplicasException,
+        OverloadedException,
+        StorageException,
+        UnavailableException {
+  protected KvorumException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

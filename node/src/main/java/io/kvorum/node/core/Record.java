@@ -1,0 +1,124 @@
+package io.kvorum.node.core;
+
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * One stored version of a key: a value or a tombstone, the version of the write that made it, and
+ * an optional absolute expiry.
+ *
+ * <p>Records are totally ordered by {@link #LAST_WRITER_WINS}; every replica keeps the greatest
+ * record it has seen, so replicas converge whatever order writes arrive in. The value array is
+ * owned by the record and must not be modified.
+ *
+ * @param version the version of the write
+ * @param tombstone whether this records a delete (then {@code value} is empty)
+ * @param expiresAtMillis Unix milliseconds after which a value reads as absent; {@code 0} for never
+ * @param value the value bytes, empty for a tombstone
+ */
+public record Record(Version version, boolean tombstone, long expiresAtMillis, byte[] value) {
+  public static final long NO_EXPIRY = 0;
+  private static final byte[] EMPTY = new byte[0];
+
+  /**
+   * Last-writer-wins: the higher version wins; at equal versions a tombstone beats a value, then
+   * the larger value bytes (unsigned) win, then the later expiry. Deterministic on every replica.
+   */
+  public static final Comparator<Record> LAST_WRITER_WINS =
+      Comparator.comparing(Record::version)
+          .thenComparing(Record::tombstone)
+          .thenComparing(Record::value, Arrays::compareUnsigned)
+          .thenComparingLong(Record::expiresAtMillis);
+
+  public Record {
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(value, "value");
+    if (tombstone && (value.length > 0 || expiresAtMillis != NO_EXPIRY)) {
+      throw new IllegalArgumentException("a tombstone has neither value nor expiry");
+    }
+    if (expiresAtMillis < 0) {
+      throw new IllegalArgumentException("negative expiry: " + expiresAtMillis);
+    }
+  }
+
+  public static Record value(Version version, byte[] value) {
+    return new Record(version, false, NO_EXPIRY, value);
+  }
+
+  public static Record value(Version version, byte[] value, long expiresAtMillis) {
+    return new Record(version, false, expiresAtMillis, value);
+  }
+
+  public static Record tombstone(Version version) {
+    return new Record(version, true, NO_EXPIRY, EMPTY);
+  }
+
+  /** The winner of {@code a} and {@code b} under {@link #LAST_WRITER_WINS}; either may be null. */
+  public static Record newest(Record a, Record b) {
+    if (a == null) {
+      return b;
+    }
+    if (b == null) {
+      return a;
+    }
+    return LAST_WRITER_WINS.compare(a, b) >= 0 ? a : b;
+  }
+
+  /** Whether this record beats {@code other} (which may be null) under last-writer-wins. */
+  public boolean supersedes(Record other) {
+    return other == null || LAST_WRITER_WINS.compare(this, other) > 0;
+  }
+
+  public boolean hasExpiry() {
+    return expiresAtMillis != NO_EXPIRY;
+  }
+
+  public boolean isExpired(long nowMillis) {
+    return hasExpiry() && nowMillis >= expiresAtMillis;
+  }
+
+  /**
+   * From when this record reads as absent: the write time of a tombstone, the expiry of an expiring
+   * value, {@link Long#MAX_VALUE} for a value that never expires. Storage purges records that have
+   * been dead for a grace period.
+   */
+  public long diesAtMillis() {
+    if (tombstone) {
+      return version.physicalMillis();
+    }
+    return hasExpiry() ? expiresAtMillis : Long.MAX_VALUE;
+  }
+
+  /** Whether a read at {@code nowMillis} sees a value: not a tombstone and not expired. */
+  public boolean isLive(long nowMillis) {
+    return !tombstone && !isExpired(nowMillis);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Record r
+        && version.equals(r.version)
+        && tombstone == r.tombstone
+        && expiresAtMillis == r.expiresAtMillis
+        && Arrays.equals(value, r.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(version, tombstone, expiresAtMillis, Arrays.hashCode(value));
+  }
+
+  @Override
+  public String toString() {
+    return tombstone
+        ? "Record[tombstone@" + version + "]"
+        : "Record[@"
+            + version
+            + ", "
+            + value.length
+            + " bytes"
+            + (hasExpiry() ? ", expires " + expiresAtMillis : "")
+            + "]";
+  }
+}

@@ -1,0 +1,169 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.api.KvorumApi;
+import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.UnavailableException;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/** What each route does. Runs on the event loop; anything that may wait goes through futures. */
+final class Endpoints {
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final Coordinator coordinator;
+  private final RequestParameters parameters;
+  private final NodeStatus status;
+  private final PrometheusMeterRegistry registry;
+  private final BooleanSupplier draining;
+
+  Endpoints(
+      Coordinator coordinator,
+      RequestParameters parameters,
+      NodeStatus status,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier draining) {
+    this.coordinator = coordinator;
+    this.parameters = parameters;
+    this.status = status;
+    this.registry = registry;
+    this.draining = draining;
+  }
+
+  /** Serves {@code request}; must copy what it needs, the caller releases the request after. */
+  void handle(Route route, FullHttpRequest request, Exchange exchange) {
+    if (route == Route.UNKNOWN) {
+      exchange.respond(
+          Problem.of(
+                  HttpResponseStatus.BAD_REQUEST, "no such endpoint: " + Route.path(request.uri()))
+              .toResponse());
+      return;
+    }
+    if (!route.allows(request.method())) {
+      FullHttpResponse response =
+          Problem.of(
+                  HttpResponseStatus.METHOD_NOT_ALLOWED,
+                  request.method() + " is not allowed here; use " + route.allowHeader())
+              .toResponse();
+      response.headers().set(HttpHeaderNames.ALLOW, route.allowHeader());
+      exchange.respond(response);
+      return;
+    }
+    switch (route) {
+      case ENTITY -> entity(request, exchange);
+      case ENTITIES -> range(request, exchange);
+      case STATUS, READY -> exchange.respond(readiness());
+      case LIVE -> exchange.respond(json(HttpResponseStatus.OK, Map.of("status", "live")));
+      case METRICS -> exchange.respond(metrics());
+      case UNKNOWN -> throw new IllegalStateException("handled above");
+    }
+  }
+
+  private void entity(FullHttpRequest request, Exchange exchange) {
+    refuseWhileDraining();
+    QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
+    Key key = parameters.key(query, KvorumApi.PARAM_ID);
+    Quorum quorum = parameters.quorum(query, coordinator.clusterSize());
+    HttpMethod method = request.method();
+    if (method.equals(HttpMethod.GET)) {
+      reply(
+          exchange,
+          coordinator.get(key, quorum),
+          value ->
+              value.map(Endpoints::octets).orElseGet(() -> empty(HttpResponseStatus.NOT_FOUND)));
+    } else if (method.equals(HttpMethod.PUT)) {
+      Duration ttl = parameters.ttl(query);
+      byte[] value = ByteBufUtil.getBytes(request.content());
+      reply(
+          exchange,
+          coordinator.put(key, value, ttl, quorum),
+          done -> empty(HttpResponseStatus.CREATED));
+    } else {
+      reply(exchange, coordinator.delete(key, quorum), done -> empty(HttpResponseStatus.ACCEPTED));
+    }
+  }
+
+  private void range(FullHttpRequest request, Exchange exchange) {
+    refuseWhileDraining();
+    QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
+    Key start = parameters.key(query, KvorumApi.PARAM_START);
+    KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
+    new RangeStreamer(exchange, coordinator.range(range)).start();
+  }
+
+  private void refuseWhileDraining() {
+    if (draining.getAsBoolean()) {
+      throw new UnavailableException("the node is shutting down");
+    }
+  }
+
+  private FullHttpResponse readiness() {
+    if (status.ready().getAsBoolean() && !draining.getAsBoolean()) {
+      return json(HttpResponseStatus.OK, Map.of("status", "ready", "node", status.nodeId()));
+    }
+    String detail = draining.getAsBoolean() ? "the node is shutting down" : "the node is starting";
+    return Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, detail)
+        .with("node", status.nodeId())
+        .toResponse();
+  }
+
+  private FullHttpResponse metrics() {
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.OK,
+            Unpooled.wrappedBuffer(registry.scrape().getBytes(StandardCharsets.UTF_8)));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, PROMETHEUS_TEXT);
+    return response;
+  }
+
+  private static <T> void reply(
+      Exchange exchange, CompletableFuture<T> result, Function<T, FullHttpResponse> success) {
+    result.whenCompleteAsync(
+        (value, error) ->
+            exchange.respond(
+                error == null ? success.apply(value) : HttpErrorMapper.toResponse(error)),
+        exchange.context().executor());
+  }
+
+  private static FullHttpResponse octets(byte[] value) {
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(value));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.OCTET_STREAM);
+    return response;
+  }
+
+  private static FullHttpResponse empty(HttpResponseStatus status) {
+    return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
+  }
+
+  static FullHttpResponse json(HttpResponseStatus status, Object body) {
+    byte[] bytes;
+    try {
+      bytes = Problem.JSON.writeValueAsBytes(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("cannot render JSON", e);
+    }
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.JSON);
+    return response;
+  }
+}

@@ -1,0 +1,127 @@
+package io.kvorum.node.gateway;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+
+/**
+ * One request on a connection and its response. Sets the framing and connection headers, records
+ * the request's metrics once the response is written, and hands the connection on to its next
+ * request. All methods run on the channel's event loop.
+ */
+final class Exchange {
+  /** Hooks of a streaming response into the connection's flow control. */
+  interface StreamListener {
+    /** The channel's writability changed; resume if it is writable again. */
+    void writabilityChanged();
+
+    /** The connection is gone; release resources. */
+    void closed();
+  }
+
+  private final ChannelHandlerContext ctx;
+  private final HttpMetrics metrics;
+  private final HttpVersion version;
+  private final boolean keepAlive;
+  private final String operation;
+  private final Runnable onDone;
+  private final long startNanos = System.nanoTime();
+  private StreamListener streamListener;
+  private boolean done;
+
+  Exchange(
+      ChannelHandlerContext ctx,
+      HttpMetrics metrics,
+      HttpVersion version,
+      boolean keepAlive,
+      String operation,
+      Runnable onDone) {
+    this.ctx = ctx;
+    this.metrics = metrics;
+    this.version = version;
+    this.keepAlive = keepAlive;
+    this.operation = operation;
+    this.onDone = onDone;
+    metrics.started();
+  }
+
+  ChannelHandlerContext context() {
+    return ctx;
+  }
+
+  /** Writes a complete response. */
+  void respond(FullHttpResponse response) {
+    if (done) {
+      response.release();
+      return;
+    }
+    HttpUtil.setContentLength(response, response.content().readableBytes());
+    connectionHeaders(response);
+    String status = String.valueOf(response.status().code());
+    ctx.writeAndFlush(response).addListener(f -> finish(status, f.isSuccess()));
+  }
+
+  /** Starts a chunked response; chunks follow, then {@link #endStream()} or {@link #abort()}. */
+  void startStream(HttpResponse head, StreamListener listener) {
+    this.streamListener = listener;
+    HttpUtil.setTransferEncodingChunked(head, true);
+    connectionHeaders(head);
+    ctx.write(head);
+  }
+
+  void chunk(ByteBuf content) {
+    ctx.write(new DefaultHttpContent(content));
+  }
+
+  void endStream() {
+    ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)
+        .addListener(f -> finish("200", f.isSuccess()));
+  }
+
+  /** Cuts a streaming response off without its final chunk, so the client sees it incomplete. */
+  void abort() {
+    ctx.close();
+    finish("aborted", false);
+  }
+
+  void writabilityChanged() {
+    if (streamListener != null) {
+      streamListener.writabilityChanged();
+    }
+  }
+
+  void channelClosed() {
+    if (streamListener != null) {
+      streamListener.closed();
+    }
+    finish("aborted", false);
+  }
+
+  private void connectionHeaders(HttpResponse response) {
+    response.setProtocolVersion(version);
+    if (!keepAlive) {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    } else if (version.equals(HttpVersion.HTTP_1_0)) {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+    }
+  }
+
+  private void finish(String status, boolean written) {
+    if (done) {
+      return;
+    }
+    done = true;
+    metrics.finished(operation, status, startNanos);
+    if (!written || !keepAlive) {
+      ctx.close();
+    }
+    onDone.run();
+  }
+}

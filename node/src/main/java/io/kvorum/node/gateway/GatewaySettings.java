@@ -1,0 +1,21 @@
+package io.kvorum.node.gateway;
+
+import java.time.Duration;
+
+/**
+ * How the HTTP edge listens and what it accepts.
+ *
+ * @param host address to bind
+ * @param port port to bind; 0 picks a free one
+ * @param maxValueBytes the largest request body accepted (larger get 413)
+ * @param maxKeyBytes the longest key accepted (longer get 400)
+ * @param ioThreads event-loop threads serving connections
+ * @param idleTimeout connections idle this long are closed
+ */
+public record GatewaySettings(
+    String host,
+    int port,
+    int maxValueBytes,
+    int maxKeyBytes,
+    int ioThreads,
+    Duration idleTimeout) {}

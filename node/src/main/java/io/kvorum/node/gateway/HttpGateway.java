@@ -1,0 +1,162 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.node.coordinator.Coordinator;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server of the client API. Uses native epoll where available, NIO elsewhere. Lifecycle:
+ * {@link #start()}, then {@link #drain(Duration)} to stop taking requests and let in-flight ones
+ * finish, then {@link #close()}.
+ */
+public final class HttpGateway implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpGateway.class);
+
+  private final GatewaySettings settings;
+  private final HttpMetrics metrics;
+  private final Endpoints endpoints;
+  private final EventLoopGroup acceptors;
+  private final EventLoopGroup workers;
+  private final Class<? extends ServerChannel> channelType;
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private volatile boolean draining;
+  private Channel serverChannel;
+
+  public HttpGateway(
+      GatewaySettings settings,
+      Coordinator coordinator,
+      NodeStatus status,
+      PrometheusMeterRegistry registry) {
+    this.settings = settings;
+    this.metrics = new HttpMetrics(registry);
+    this.endpoints =
+        new Endpoints(
+            coordinator,
+            new RequestParameters(settings.maxKeyBytes()),
+            status,
+            registry,
+            () -> draining);
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    this.channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    this.acceptors =
+        new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvorum-http-accept"), io);
+    this.workers =
+        new MultiThreadIoEventLoopGroup(
+            settings.ioThreads(), new DefaultThreadFactory("kvorum-http-io"), io);
+  }
+
+  /**
+   * Binds the port and starts serving.
+   *
+   * @return the bound address (its port is the real one when 0 was configured)
+   * @throws java.io.UncheckedIOException wrapping the bind failure, e.g. the port is in use
+   */
+  public InetSocketAddress start() {
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptors, workers)
+            .channel(channelType)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(512 << 10, 2 << 20))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
+                    ch.pipeline()
+                        .addLast(
+                            new IdleStateHandler(
+                                0, 0, settings.idleTimeout().toSeconds(), TimeUnit.SECONDS))
+                        .addLast(
+                            new HttpServerCodec(
+                                new HttpDecoderConfig()
+                                    .setMaxInitialLineLength(16 << 10)
+                                    .setMaxHeaderSize(16 << 10)
+                                    .setMaxChunkSize(64 << 10)))
+                        .addLast(new BodyLimitAggregator(settings.maxValueBytes(), metrics))
+                        .addLast(new HttpRequestHandler(endpoints, metrics, () -> draining));
+                  }
+                });
+    try {
+      serverChannel =
+          bootstrap.bind(settings.host(), settings.port()).syncUninterruptibly().channel();
+    } catch (Exception e) {
+      close();
+      throw new java.io.UncheckedIOException(
+          "cannot listen on " + settings.host() + ":" + settings.port() + ": " + e.getMessage(),
+          e instanceof java.io.IOException io ? io : new java.io.IOException(e));
+    }
+    InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
+    log.info(
+        "HTTP API listening on {} ({})",
+        address,
+        channelType.getSimpleName().replace("ServerSocketChannel", ""));
+    return address;
+  }
+
+  /**
+   * Stops accepting connections and new requests, then waits up to {@code grace} for requests in
+   * flight to finish.
+   *
+   * @return whether every request finished in time
+   */
+  public boolean drain(Duration grace) {
+    draining = true;
+    if (serverChannel != null) {
+      serverChannel.close().syncUninterruptibly();
+    }
+    long deadline = System.nanoTime() + grace.toNanos();
+    while (metrics.inFlight() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return metrics.inFlight() == 0;
+  }
+
+  /** Requests received and not yet fully answered. */
+  public int inFlight() {
+    return metrics.inFlight();
+  }
+
+  @Override
+  public void close() {
+    draining = true;
+    connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+    workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+  }
+}

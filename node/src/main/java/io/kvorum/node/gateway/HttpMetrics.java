@@ -1,0 +1,63 @@
+package io.kvorum.node.gateway;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Request metrics: a latency histogram per operation and status ({@code kvorum_http_requests_*})
+ * and the number of requests in flight ({@code kvorum_http_requests_inflight}).
+ */
+public final class HttpMetrics {
+  private final MeterRegistry registry;
+  private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  public HttpMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("kvorum.http.requests.inflight", inFlight, AtomicInteger::get)
+        .description("HTTP requests received and not yet fully answered")
+        .register(registry);
+  }
+
+  void started() {
+    inFlight.incrementAndGet();
+  }
+
+  void finished(String operation, String status, long startNanos) {
+    inFlight.decrementAndGet();
+    record(operation, status, System.nanoTime() - startNanos);
+  }
+
+  /** Counts a request refused before it was handed to a handler (e.g. a body over the limit). */
+  void refused(String operation, String status) {
+    record(operation, status, 0);
+  }
+
+  private void record(String operation, String status, long nanos) {
+    timers
+        .computeIfAbsent(operation + ' ' + status, k -> timer(operation, status))
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** Requests received and not yet fully answered. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  private Timer timer(String operation, String status) {
+    return Timer.builder("kvorum.http.requests")
+        .description("HTTP requests by operation and response status")
+        .tag("operation", operation)
+        .tag("status", status)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(50_000))
+        .maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry);
+  }
+}

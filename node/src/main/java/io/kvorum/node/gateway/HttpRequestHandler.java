@@ -1,0 +1,155 @@
+package io.kvorum.node.gateway;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection's requests, answered strictly in arrival order (HTTP/1.1 pipelining): while one
+ * request is being served, later ones wait here and the socket is not read further, so a client
+ * cannot queue unbounded work. Malformed requests are answered 400 and end the connection.
+ */
+final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
+
+  private final Endpoints endpoints;
+  private final HttpMetrics metrics;
+  private final BooleanSupplier draining;
+  private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+  private ChannelHandlerContext ctx;
+  private Exchange current;
+
+  HttpRequestHandler(Endpoints endpoints, HttpMetrics metrics, BooleanSupplier draining) {
+    this.endpoints = endpoints;
+    this.metrics = metrics;
+    this.draining = draining;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof FullHttpRequest request)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    if (current != null) {
+      waiting.add(request);
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    serve(request);
+  }
+
+  private void serve(FullHttpRequest request) {
+    try {
+      DecoderResult decoded = request.decoderResult();
+      Route route = Route.of(request);
+      boolean valid = decoded.isSuccess();
+      boolean keepAlive = valid && HttpUtil.isKeepAlive(request) && !draining.getAsBoolean();
+      HttpVersion version = valid ? request.protocolVersion() : HttpVersion.HTTP_1_1;
+      current =
+          new Exchange(
+              ctx,
+              metrics,
+              version,
+              keepAlive,
+              valid ? route.operation(request.method()) : "malformed",
+              this::next);
+      if (!valid) {
+        current.respond(malformed(decoded.cause()));
+        return;
+      }
+      try {
+        endpoints.handle(route, request, current);
+      } catch (RuntimeException e) {
+        current.respond(HttpErrorMapper.toResponse(e));
+      }
+    } finally {
+      request.release();
+    }
+  }
+
+  private void next() {
+    current = null;
+    if (!ctx.channel().isActive()) {
+      releaseWaiting();
+      return;
+    }
+    FullHttpRequest request = waiting.poll();
+    if (request != null) {
+      serve(request);
+    } else {
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  private static io.netty.handler.codec.http.FullHttpResponse malformed(Throwable cause) {
+    if (cause instanceof TooLongHttpLineException) {
+      return Problem.of(HttpResponseStatus.REQUEST_URI_TOO_LONG, "the request line is too long")
+          .toResponse();
+    }
+    if (cause instanceof TooLongHttpHeaderException) {
+      return Problem.of(
+              HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+              "the request headers are too large")
+          .toResponse();
+    }
+    return Problem.of(
+            HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + cause.getMessage())
+        .toResponse();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (current != null) {
+      current.writabilityChanged();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    releaseWaiting();
+    if (current != null) {
+      current.channelClosed();
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    if (event instanceof IdleStateEvent && current == null) {
+      ctx.close();
+      return;
+    }
+    ctx.fireUserEventTriggered(event);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("closing connection {} after an error", ctx.channel().remoteAddress(), cause);
+    ctx.close();
+  }
+
+  private void releaseWaiting() {
+    FullHttpRequest request;
+    while ((request = waiting.poll()) != null) {
+      request.release();
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.storage.ScanCursor;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams a range as a chunked response, one chunk per entry ({@code key '\n' value}). It pulls the
+ * next batch from the cursor only while the channel is writable, so a slow client slows the scan
+ * instead of filling the heap. A failing cursor cuts the response off without its final chunk.
+ * Event-loop confined.
+ */
+final class RangeStreamer implements Exchange.StreamListener {
+  private static final Logger log = LoggerFactory.getLogger(RangeStreamer.class);
+  private static final byte[] SEPARATOR = {'\n'};
+  private static final int BATCH_ENTRIES = 128;
+  private static final long BATCH_BYTES = 256 << 10;
+
+  private final Exchange exchange;
+  private final ScanCursor cursor;
+  private final ChannelHandlerContext ctx;
+  private boolean waitingForWritability;
+  private boolean finished;
+
+  RangeStreamer(Exchange exchange, ScanCursor cursor) {
+    this.exchange = exchange;
+    this.cursor = cursor;
+    this.ctx = exchange.context();
+  }
+
+  void start() {
+    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    head.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.OCTET_STREAM);
+    exchange.startStream(head, this);
+    pump();
+  }
+
+  private void pump() {
+    if (finished) {
+      return;
+    }
+    Channel channel = ctx.channel();
+    if (!channel.isWritable()) {
+      waitingForWritability = true;
+      ctx.flush();
+      return;
+    }
+    cursor.next(BATCH_ENTRIES, BATCH_BYTES).whenCompleteAsync(this::onBatch, ctx.executor());
+  }
+
+  private void onBatch(List<Entry> batch, Throwable error) {
+    if (finished) {
+      return;
+    }
+    if (error != null) {
+      log.warn("range cut off: {}", error.toString());
+      release();
+      exchange.abort();
+      return;
+    }
+    if (batch.isEmpty()) {
+      release();
+      exchange.endStream();
+      return;
+    }
+    for (Entry entry : batch) {
+      exchange.chunk(
+          Unpooled.wrappedBuffer(entry.key().bytes(), SEPARATOR, entry.record().value()));
+    }
+    ctx.flush();
+    pump();
+  }
+
+  @Override
+  public void writabilityChanged() {
+    if (waitingForWritability && ctx.channel().isWritable()) {
+      waitingForWritability = false;
+      pump();
+    }
+  }
+
+  @Override
+  public void closed() {
+    release();
+  }
+
+  private void release() {
+    if (!finished) {
+      finished = true;
+      cursor.close();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.DurationFormat;
+import io.kvorum.node.core.InvalidRequestException;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Quorum;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The rules for the parameters of the v0 API: keys, {@code ack}/{@code from}, {@code ttl}. */
+final class RequestParameters {
+  private static final Pattern POSITIVE = Pattern.compile("0*[1-9]\\d{0,8}");
+  private static final Pattern REPLICAS = Pattern.compile("([^/]*)/([^/]*)");
+
+  private final int maxKeyBytes;
+
+  RequestParameters(int maxKeyBytes) {
+    this.maxKeyBytes = maxKeyBytes;
+  }
+
+  /** A required, non-empty key parameter within the key size limit. */
+  Key key(QueryParameters query, String name) {
+    byte[] bytes =
+        query
+            .bytes(name)
+            .orElseThrow(
+                () -> new InvalidRequestException(name, "parameter '" + name + "' is required"));
+    return checkedKey(bytes, name);
+  }
+
+  /** An optional key parameter; absent or empty means "no bound". */
+  Optional<Key> optionalKey(QueryParameters query, String name) {
+    return query.bytes(name).filter(b -> b.length > 0).map(b -> checkedKey(b, name));
+  }
+
+  private Key checkedKey(byte[] bytes, String name) {
+    if (bytes.length == 0) {
+      throw new InvalidRequestException(name, "parameter '" + name + "' must not be empty");
+    }
+    if (bytes.length > maxKeyBytes) {
+      throw new InvalidRequestException(
+          name,
+          "parameter '"
+              + name
+              + "' is "
+              + bytes.length
+              + " bytes; keys may be at most "
+              + maxKeyBytes
+              + " bytes");
+    }
+    return Key.of(bytes);
+  }
+
+  /**
+   * {@code ack} of {@code from} replicas, from {@code ack}/{@code from} or the older {@code
+   * replicas=A/F}. Defaults: {@code from} = cluster size, {@code ack} = majority of {@code from}.
+   */
+  Quorum quorum(QueryParameters query, int clusterSize) {
+    Optional<String> ackText = query.text(KvorumApi.PARAM_ACK);
+    Optional<String> fromText = query.text(KvorumApi.PARAM_FROM);
+    Optional<String> replicas = query.text(KvorumApi.PARAM_REPLICAS);
+    if (replicas.isPresent()) {
+      if (ackText.isPresent() || fromText.isPresent()) {
+        throw new InvalidRequestException(
+            KvorumApi.PARAM_REPLICAS, "give either 'replicas' or 'ack'/'from', not both");
+      }
+      Matcher m = REPLICAS.matcher(replicas.get());
+      if (!m.matches()) {
+        throw new InvalidRequestException(
+            KvorumApi.PARAM_REPLICAS,
+            "parameter 'replicas' must look like ack/from, e.g. 2/3, got '" + replicas.get() + "'");
+      }
+      ackText = Optional.of(m.group(1));
+      fromText = Optional.of(m.group(2));
+    }
+    String ackName = replicas.isPresent() ? KvorumApi.PARAM_REPLICAS : KvorumApi.PARAM_ACK;
+    String fromName = replicas.isPresent() ? KvorumApi.PARAM_REPLICAS : KvorumApi.PARAM_FROM;
+    int from = fromText.map(t -> positive(t, fromName, "from")).orElse(clusterSize);
+    if (from > clusterSize) {
+      throw new InvalidRequestException(
+          fromName, "from (" + from + ") exceeds the cluster size (" + clusterSize + ")");
+    }
+    int ack = ackText.map(t -> positive(t, ackName, "ack")).orElse(Quorum.majorityOf(from));
+    if (ack > from) {
+      throw new InvalidRequestException(
+          ackName, "ack (" + ack + ") must not exceed from (" + from + ")");
+    }
+    return new Quorum(ack, from);
+  }
+
+  /** The {@code ttl} parameter; {@link Duration#ZERO} when absent. */
+  Duration ttl(QueryParameters query) {
+    Optional<String> text = query.text(KvorumApi.PARAM_TTL);
+    if (text.isEmpty()) {
+      return Duration.ZERO;
+    }
+    Duration ttl;
+    try {
+      ttl = DurationFormat.parse(text.get());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl': " + e.getMessage());
+    }
+    if (ttl.isZero()) {
+      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl' must be positive");
+    }
+    if (ttl.compareTo(KvorumApi.MAX_TTL) > 0) {
+      throw new InvalidRequestException(
+          KvorumApi.PARAM_TTL,
+          "parameter 'ttl' may be at most " + KvorumApi.MAX_TTL.toDays() + "d");
+    }
+    return ttl;
+  }
+
+  private static int positive(String text, String parameter, String what) {
+    if (!POSITIVE.matcher(text).matches()) {
+      throw new InvalidRequestException(
+          parameter, "'" + what + "' must be a positive integer, got '" + text + "'");
+    }
+    return Integer.parseInt(text);
+  }
+}

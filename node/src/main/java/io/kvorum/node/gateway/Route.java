@@ -1,0 +1,83 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.api.KvorumApi;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The endpoints of the HTTP API, each with the methods it allows. */
+enum Route {
+  ENTITY(KvorumApi.PATH_ENTITY, HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE),
+  ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
+  STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
+  LIVE(KvorumApi.PATH_LIVE, HttpMethod.GET),
+  READY(KvorumApi.PATH_READY, HttpMethod.GET),
+  METRICS(KvorumApi.PATH_METRICS, HttpMethod.GET),
+  UNKNOWN(null);
+
+  private final String path;
+  private final List<HttpMethod> methods;
+
+  Route(String path, HttpMethod... methods) {
+    this.path = path;
+    this.methods = List.of(methods);
+  }
+
+  static Route of(HttpRequest request) {
+    String path = path(request.uri());
+    for (Route route : values()) {
+      if (path.equals(route.path)) {
+        return route;
+      }
+    }
+    return UNKNOWN;
+  }
+
+  boolean allows(HttpMethod method) {
+    return methods.contains(method);
+  }
+
+  /** The value of the {@code Allow} header for this route. */
+  String allowHeader() {
+    return methods.stream().map(HttpMethod::name).collect(Collectors.joining(", "));
+  }
+
+  /** The metrics name of a request: the method for entity requests, the route otherwise. */
+  String operation(HttpMethod method) {
+    return switch (this) {
+      case ENTITY -> allows(method) ? method.name().toLowerCase(Locale.ROOT) : "entity";
+      case ENTITIES -> "range";
+      default -> name().toLowerCase(Locale.ROOT);
+    };
+  }
+
+  /** The path of a request target, which may be in origin form or absolute form. */
+  static String path(String uri) {
+    String target = uri;
+    int scheme = target.indexOf("://");
+    if (scheme > 0 && scheme < target.indexOf('/')) {
+      int slash = target.indexOf('/', scheme + 3);
+      target = slash < 0 ? "/" : target.substring(slash);
+    }
+    int end = target.length();
+    for (char stop : new char[] {'?', '#'}) {
+      int i = target.indexOf(stop);
+      if (i >= 0 && i < end) {
+        end = i;
+      }
+    }
+    return target.substring(0, end);
+  }
+
+  /** The query string of a request target, without '?', empty if there is none. */
+  static String query(String uri) {
+    int q = uri.indexOf('?');
+    if (q < 0) {
+      return "";
+    }
+    int fragment = uri.indexOf('#', q);
+    return fragment < 0 ? uri.substring(q + 1) : uri.substring(q + 1, fragment);
+  }
+}

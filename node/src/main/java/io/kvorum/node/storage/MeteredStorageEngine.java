@@ -1,0 +1,97 @@
+package io.kvorum.node.storage;
+
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.Record;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Times every storage operation ({@code kvorum_storage_operations_seconds} by operation and
+ * outcome) and publishes the engine's figures as gauges ({@code kvorum_storage_*}).
+ */
+public final class MeteredStorageEngine implements StorageEngine {
+  private final StorageEngine delegate;
+  private final MeterRegistry registry;
+
+  public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
+    this.delegate = delegate;
+    this.registry = registry;
+    gauge(
+        "kvorum.storage.keys",
+        "estimated stored records, tombstones included",
+        s -> s.estimatedKeys());
+    gauge("kvorum.storage.disk.bytes", "bytes of live data files", s -> s.diskBytes());
+    gauge(
+        "kvorum.storage.memory.bytes", "bytes in memtables and block cache", s -> s.memoryBytes());
+    gauge(
+        "kvorum.storage.compaction.pending.bytes",
+        "bytes RocksDB estimates it still has to compact",
+        s -> s.pendingCompactionBytes());
+  }
+
+  private void gauge(String name, String description, ToDoubleFunction<StorageStats> figure) {
+    Gauge.builder(name, delegate, engine -> figure.applyAsDouble(engine.stats()))
+        .description(description)
+        .register(registry);
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> get(Key key) {
+    return timed("get", delegate.get(key));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> put(Key key, Record record) {
+    return timed("put", delegate.put(key, record));
+  }
+
+  @Override
+  public ScanCursor scan(KeyRange range) {
+    ScanCursor cursor = delegate.scan(range);
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return timed("scan", cursor.next(maxEntries, maxBytes));
+      }
+
+      @Override
+      public void close() {
+        cursor.close();
+      }
+    };
+  }
+
+  @Override
+  public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
+    return timed("purge", delegate.purge(deadBeforeMillis, limit));
+  }
+
+  @Override
+  public StorageStats stats() {
+    return delegate.stats();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  private <T> CompletableFuture<T> timed(String operation, CompletableFuture<T> result) {
+    long start = System.nanoTime();
+    return result.whenComplete(
+        (value, error) ->
+            Timer.builder("kvorum.storage.operations")
+                .description("storage calls by operation and outcome, queueing included")
+                .tag("operation", operation)
+                .tag("outcome", error == null ? "ok" : "error")
+                .register(registry)
+                .record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS));
+  }
+}

@@ -1,0 +1,72 @@
+package io.kvorum.node.storage;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Purges tombstones and expired values once they have been dead for the grace period. The grace
+ * period must outlast every way a replica can still learn of an older write (hints, read repair),
+ * or a purged delete could be undone by a stale copy: as in Cassandra's {@code gc_grace_seconds}.
+ */
+public final class PurgeSweeper {
+  private static final Logger log = LoggerFactory.getLogger(PurgeSweeper.class);
+  private static final int BATCH = 1000;
+
+  private final StorageEngine storage;
+  private final Duration grace;
+  private final LongSupplier wallMillis;
+  private final Counter purged;
+  private final AtomicBoolean running = new AtomicBoolean();
+
+  public PurgeSweeper(
+      StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
+    this.storage = storage;
+    this.grace = grace;
+    this.wallMillis = wallMillis;
+    this.purged =
+        Counter.builder("kvorum.storage.purged")
+            .description("tombstones and expired values purged after the grace period")
+            .register(registry);
+  }
+
+  /**
+   * Runs one sweep to the end, batch by batch. A sweep asked for while one runs is skipped.
+   *
+   * @return the number of records removed
+   */
+  public CompletableFuture<Long> sweep() {
+    if (!running.compareAndSet(false, true)) {
+      return CompletableFuture.completedFuture(0L);
+    }
+    long deadBefore = wallMillis.getAsLong() - grace.toMillis();
+    return sweepFrom(deadBefore, 0)
+        .whenComplete(
+            (removed, error) -> {
+              running.set(false);
+              if (error != null) {
+                log.warn("purge sweep failed; it runs again at the next interval", error);
+              } else if (removed > 0) {
+                log.info("purged {} tombstones and expired values", removed);
+              }
+            });
+  }
+
+  private CompletableFuture<Long> sweepFrom(long deadBefore, long removedSoFar) {
+    return storage
+        .purge(deadBefore, BATCH)
+        .thenCompose(
+            result -> {
+              purged.increment(result.removed());
+              long removed = removedSoFar + result.removed();
+              return result.examined() < BATCH
+                  ? CompletableFuture.completedFuture(removed)
+                  : sweepFrom(deadBefore, removed);
+            });
+  }
+}

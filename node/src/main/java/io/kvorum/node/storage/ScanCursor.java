@@ -1,0 +1,24 @@
+package io.kvorum.node.storage;
+
+import io.kvorum.node.core.Entry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A pull-based cursor over a range of records in key order, so that a consumer reads only as fast
+ * as it can pass entries on (back-pressure) and memory stays bounded by one batch.
+ *
+ * <p>Calls to {@link #next} must not overlap: call it again only after the previous future
+ * completed. {@link #close()} may be called at any time, from any thread, and more than once.
+ */
+public interface ScanCursor extends AutoCloseable {
+  /**
+   * The next entries: at least one unless the range is exhausted (then empty), at most {@code
+   * maxEntries}, and stopping after the entry that brings the batch to {@code maxBytes} of keys and
+   * values.
+   */
+  CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes);
+
+  @Override
+  void close();
+}

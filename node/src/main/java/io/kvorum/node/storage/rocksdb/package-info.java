@@ -1,0 +1,2 @@
+/** The RocksDB (JNI) {@link io.kvorum.node.storage.StorageEngine}: the one used in production. */
+package io.kvorum.node.storage.rocksdb;
