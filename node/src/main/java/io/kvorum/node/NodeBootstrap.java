@@ -53,7 +53,23 @@ import org.slf4j.LoggerFactory;
 public final class NodeBootstrap implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeBootstrap.class);
 
+  /** Opens the node's storage; tests substitute engines that fail or stall on purpose. */
+  @FunctionalInterface
+  public interface StorageFactory {
+    StorageEngine open(Path directory, NodeConfig.Storage settings, ExecutorService executor);
+
+    /** The production engine: RocksDB in {@code directory}. */
+    StorageFactory ROCKSDB =
+        (directory, s, executor) ->
+            RocksDbStorageEngine.open(
+                directory,
+                new RocksDbSettings(
+                    s.syncWrites(), s.blockCacheBytes(), s.writeBufferBytes(), s.maxDiskBytes()),
+                executor);
+  }
+
   private final NodeConfig config;
+  private final StorageFactory storageFactory;
   private final PrometheusMeterRegistry registry;
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean ready = new AtomicBoolean();
@@ -61,8 +77,9 @@ public final class NodeBootstrap implements AutoCloseable {
   private HttpGateway gateway;
   private InetSocketAddress httpAddress;
 
-  private NodeBootstrap(NodeConfig config) {
+  private NodeBootstrap(NodeConfig config, StorageFactory storageFactory) {
     this.config = config;
+    this.storageFactory = storageFactory;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
   }
@@ -74,7 +91,12 @@ public final class NodeBootstrap implements AutoCloseable {
    *     directory, a data directory in use by another process, a port in use
    */
   public static NodeBootstrap start(NodeConfig config) {
-    NodeBootstrap node = new NodeBootstrap(config);
+    return start(config, StorageFactory.ROCKSDB);
+  }
+
+  /** Starts a node on the storage {@code storageFactory} opens. */
+  public static NodeBootstrap start(NodeConfig config, StorageFactory storageFactory) {
+    NodeBootstrap node = new NodeBootstrap(config, storageFactory);
     try {
       node.startComponents();
       return node;
@@ -152,17 +174,17 @@ public final class NodeBootstrap implements AutoCloseable {
   }
 
   private StorageEngine openStorage(Path dataDir, ExecutorService executor) {
-    NodeConfig.Storage s = config.storage();
     try {
-      RocksDbStorageEngine engine =
-          RocksDbStorageEngine.open(
-              dataDir.resolve("db"),
-              new RocksDbSettings(s.syncWrites(), s.blockCacheBytes(), 64L << 20, s.maxDiskBytes()),
-              executor);
+      StorageEngine engine = storageFactory.open(dataDir.resolve("db"), config.storage(), executor);
       return new MeteredStorageEngine(engine, registry);
     } catch (StorageException e) {
+      String reason = rootMessage(e);
       throw new ConfigException(
-          "--data-dir", dataDir.toString(), "cannot open the database: " + rootMessage(e));
+          "--data-dir",
+          dataDir.toString(),
+          reason.contains("LOCK")
+              ? "in use by another running node (" + reason + ")"
+              : "cannot open the database: " + reason);
     }
   }
 

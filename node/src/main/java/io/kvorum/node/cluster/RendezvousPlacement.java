@@ -1,12 +1,13 @@
 package io.kvorum.node.cluster;
 
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import net.openhft.hashing.LongHashFunction;
 
 /**
  * Rendezvous (highest-random-weight) hashing: each node scores each key; a key's replicas are the
@@ -16,7 +17,7 @@ import net.openhft.hashing.LongHashFunction;
  * the SplitMix64/MurmurHash3 finaliser, so ranking N nodes costs one pass over the key.
  */
 public final class RendezvousPlacement implements Placement {
-  private static final LongHashFunction HASH = LongHashFunction.xx3();
+  private static final Hasher64 HASH = Hashing.xxh3_64();
 
   private final NodeId[] nodes;
   private final long[] nodeHashes;
@@ -31,7 +32,7 @@ public final class RendezvousPlacement implements Placement {
     }
     this.nodeHashes = new long[this.nodes.length];
     for (int i = 0; i < this.nodes.length; i++) {
-      nodeHashes[i] = HASH.hashBytes(this.nodes[i].value().getBytes(StandardCharsets.UTF_8));
+      nodeHashes[i] = HASH.hashBytesToLong(this.nodes[i].value().getBytes(StandardCharsets.UTF_8));
     }
   }
 
@@ -41,7 +42,7 @@ public final class RendezvousPlacement implements Placement {
       throw new IllegalArgumentException(
           "from must be between 1 and the cluster size " + nodes.length + ", got " + from);
     }
-    long keyHash = HASH.hashBytes(key.bytes());
+    long keyHash = HASH.hashBytesToLong(key.bytes());
     if (from == 1) {
       return List.of(nodes[best(keyHash)]);
     }
@@ -84,9 +85,6 @@ public final class RendezvousPlacement implements Placement {
   }
 
   private long score(long keyHash, int node) {
-    long z = keyHash ^ nodeHashes[node];
-    z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
-    z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
-    return z ^ (z >>> 33);
+    return HASH.hashLongLongToLong(keyHash, nodeHashes[node]);
   }
 }

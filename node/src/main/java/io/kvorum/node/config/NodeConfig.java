@@ -76,6 +76,7 @@ public record NodeConfig(
    * @param threads threads running storage calls
    * @param queueSize storage calls that may wait for a thread before requests get 503
    * @param blockCacheBytes RocksDB block cache size
+   * @param writeBufferBytes RocksDB memtable size; a full memtable is flushed to disk
    * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit
    * @param tombstoneGrace how long tombstones and expired values are kept before purging
    * @param sweepInterval how often the purge sweeper runs
@@ -85,11 +86,16 @@ public record NodeConfig(
       int threads,
       int queueSize,
       long blockCacheBytes,
+      long writeBufferBytes,
       long maxDiskBytes,
       Duration tombstoneGrace,
       Duration sweepInterval) {
     public Storage {
-      if (threads < 1 || queueSize < 1 || blockCacheBytes < 1 || maxDiskBytes < 0) {
+      if (threads < 1
+          || queueSize < 1
+          || blockCacheBytes < 1
+          || writeBufferBytes < 1
+          || maxDiskBytes < 0) {
         throw new IllegalArgumentException("bad storage settings");
       }
       requirePositive(sweepInterval, "sweep interval");

@@ -120,6 +120,15 @@ public final class NodeOptions {
   String blockCacheSize;
 
   @Option(
+      names = "--write-buffer-size",
+      defaultValue = "${env:KVORUM_WRITE_BUFFER_SIZE:-64MiB}",
+      paramLabel = "SIZE",
+      description =
+          "RocksDB memtable size: writes collect in memory up to this before a flush to disk."
+              + " Default: ${DEFAULT-VALUE}.")
+  String writeBufferSize;
+
+  @Option(
       names = "--max-disk-usage",
       defaultValue = "${env:KVORUM_MAX_DISK_USAGE:-0}",
       paramLabel = "SIZE",
@@ -197,6 +206,7 @@ public final class NodeOptions {
             threads == 0 ? Math.max(4, 2 * cores) : threads,
             count("--storage-queue", storageQueue, false),
             positiveSize("--block-cache-size", blockCacheSize),
+            positiveSize("--write-buffer-size", writeBufferSize),
             size("--max-disk-usage", maxDiskUsage),
             duration("--tombstone-grace", tombstoneGrace),
             duration("--sweep-interval", sweepInterval)),

@@ -1,31 +1,39 @@
 package io.kvorum.node.gateway;
 
-import io.netty.channel.ChannelFutureListener;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpMessage;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.TooLongHttpContentException;
 
 /**
  * Aggregates request bodies up to the value size limit. A body announced larger (Content-Length) is
- * refused with 413 before a byte of it is buffered, and the rest of it is discarded as it arrives;
- * a chunked body that grows past the limit is refused and its connection closed. Either way the
- * heap never holds more than the limit for one request.
+ * refused before a byte of it is buffered; a chunked body is refused as soon as it grows past the
+ * limit. Either way the rest of the body is discarded as it arrives, so the heap never holds more
+ * than the limit for one request and the connection stays usable.
+ *
+ * <p>The refusal is passed on as a request whose decoder result is a {@link
+ * TooLongHttpContentException}, so the request handler answers it (413) in order with the
+ * connection's other requests.
  */
 final class BodyLimitAggregator extends HttpObjectAggregator {
-  private final int maxBytes;
-  private final HttpMetrics metrics;
-
-  BodyLimitAggregator(int maxBytes, HttpMetrics metrics) {
+  BodyLimitAggregator(int maxBytes) {
     super(maxBytes);
-    this.maxBytes = maxBytes;
-    this.metrics = metrics;
+  }
+
+  @Override
+  protected Object newContinueResponse(
+      HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+    if (HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+      return null; // answered by handleOversizedMessage, with a body saying why
+    }
+    return super.newContinueResponse(start, maxContentLength, pipeline);
   }
 
   @Override
@@ -34,24 +42,14 @@ final class BodyLimitAggregator extends HttpObjectAggregator {
       ctx.close();
       return;
     }
-    // Once body bytes were consumed, or nothing signals that the client will wait, the connection
-    // cannot be reused safely.
-    boolean close =
-        oversized instanceof FullHttpMessage
-            || !ctx.channel().config().isAutoRead()
-            || (!HttpUtil.is100ContinueExpected(request) && !HttpUtil.isKeepAlive(request));
-    FullHttpResponse response =
-        Problem.of(
-                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                "the request body exceeds the limit of " + maxBytes + " bytes")
-            .toResponse();
-    HttpUtil.setContentLength(response, response.content().readableBytes());
-    metrics.refused(Route.of(request).operation(request.method()), "413");
-    if (close) {
-      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-    } else {
-      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-    }
+    FullHttpRequest refused =
+        new DefaultFullHttpRequest(
+            request.protocolVersion(), request.method(), request.uri(), Unpooled.EMPTY_BUFFER);
+    refused.headers().set(request.headers());
+    refused.setDecoderResult(
+        DecoderResult.failure(
+            new TooLongHttpContentException(
+                "the request body exceeds the limit of " + maxContentLength() + " bytes")));
+    ctx.fireChannelRead(refused);
   }
 }

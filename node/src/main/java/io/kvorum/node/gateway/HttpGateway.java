@@ -103,7 +103,7 @@ public final class HttpGateway implements AutoCloseable {
                                     .setMaxInitialLineLength(16 << 10)
                                     .setMaxHeaderSize(16 << 10)
                                     .setMaxChunkSize(64 << 10)))
-                        .addLast(new BodyLimitAggregator(settings.maxValueBytes(), metrics))
+                        .addLast(new BodyLimitAggregator(settings.maxValueBytes()))
                         .addLast(new HttpRequestHandler(endpoints, metrics, () -> draining));
                   }
                 });

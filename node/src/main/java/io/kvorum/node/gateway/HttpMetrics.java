@@ -31,18 +31,9 @@ public final class HttpMetrics {
 
   void finished(String operation, String status, long startNanos) {
     inFlight.decrementAndGet();
-    record(operation, status, System.nanoTime() - startNanos);
-  }
-
-  /** Counts a request refused before it was handed to a handler (e.g. a body over the limit). */
-  void refused(String operation, String status) {
-    record(operation, status, 0);
-  }
-
-  private void record(String operation, String status, long nanos) {
     timers
         .computeIfAbsent(operation + ' ' + status, k -> timer(operation, status))
-        .record(nanos, TimeUnit.NANOSECONDS);
+        .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
   }
 
   /** Requests received and not yet fully answered. */

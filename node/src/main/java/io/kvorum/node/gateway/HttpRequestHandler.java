@@ -4,9 +4,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection's requests, answered strictly in arrival order (HTTP/1.1 pipelining): while one
  * request is being served, later ones wait here and the socket is not read further, so a client
- * cannot queue unbounded work. Malformed requests are answered 400 and end the connection.
+ * cannot queue unbounded work. Malformed requests are answered 400 and end the connection; a body
+ * over the limit is answered 413 and the connection stays usable.
  */
 final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
@@ -59,19 +62,22 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     try {
       DecoderResult decoded = request.decoderResult();
       Route route = Route.of(request);
-      boolean valid = decoded.isSuccess();
-      boolean keepAlive = valid && HttpUtil.isKeepAlive(request) && !draining.getAsBoolean();
-      HttpVersion version = valid ? request.protocolVersion() : HttpVersion.HTTP_1_1;
+      // A body over the limit was discarded: the request itself parsed and the connection is in
+      // sync. Any other decoding failure leaves the byte stream unusable.
+      boolean parsed =
+          decoded.isSuccess() || decoded.cause() instanceof TooLongHttpContentException;
+      boolean keepAlive = parsed && HttpUtil.isKeepAlive(request) && !draining.getAsBoolean();
+      HttpVersion version = parsed ? request.protocolVersion() : HttpVersion.HTTP_1_1;
       current =
           new Exchange(
               ctx,
               metrics,
               version,
               keepAlive,
-              valid ? route.operation(request.method()) : "malformed",
+              parsed ? route.operation(request.method()) : "malformed",
               this::next);
-      if (!valid) {
-        current.respond(malformed(decoded.cause()));
+      if (!decoded.isSuccess()) {
+        current.respond(undecodable(decoded.cause()));
         return;
       }
       try {
@@ -98,7 +104,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private static io.netty.handler.codec.http.FullHttpResponse malformed(Throwable cause) {
+  private static FullHttpResponse undecodable(Throwable cause) {
+    if (cause instanceof TooLongHttpContentException) {
+      return Problem.of(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, cause.getMessage())
+          .toResponse();
+    }
     if (cause instanceof TooLongHttpLineException) {
       return Problem.of(HttpResponseStatus.REQUEST_URI_TOO_LONG, "the request line is too long")
           .toResponse();

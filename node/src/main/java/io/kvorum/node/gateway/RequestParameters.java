@@ -81,12 +81,20 @@ final class RequestParameters {
     int from = fromText.map(t -> positive(t, fromName, "from")).orElse(clusterSize);
     if (from > clusterSize) {
       throw new InvalidRequestException(
-          fromName, "from (" + from + ") exceeds the cluster size (" + clusterSize + ")");
+          fromName,
+          "parameter '"
+              + fromName
+              + "': from ("
+              + from
+              + ") exceeds the cluster size ("
+              + clusterSize
+              + ")");
     }
     int ack = ackText.map(t -> positive(t, ackName, "ack")).orElse(Quorum.majorityOf(from));
     if (ack > from) {
       throw new InvalidRequestException(
-          ackName, "ack (" + ack + ") must not exceed from (" + from + ")");
+          ackName,
+          "parameter '" + ackName + "': ack (" + ack + ") must not exceed from (" + from + ")");
     }
     return new Quorum(ack, from);
   }
@@ -117,7 +125,14 @@ final class RequestParameters {
   private static int positive(String text, String parameter, String what) {
     if (!POSITIVE.matcher(text).matches()) {
       throw new InvalidRequestException(
-          parameter, "'" + what + "' must be a positive integer, got '" + text + "'");
+          parameter,
+          "parameter '"
+              + parameter
+              + "': "
+              + what
+              + " must be a positive integer, got '"
+              + text
+              + "'");
     }
     return Integer.parseInt(text);
   }

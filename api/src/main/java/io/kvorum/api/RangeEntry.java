@@ -1,0 +1,35 @@
+package io.kvorum.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * One entry of a range response.
+ *
+ * @param key the key's bytes
+ * @param value the value's bytes
+ */
+public record RangeEntry(byte[] key, byte[] value) {
+  public String keyUtf8() {
+    return new String(key, StandardCharsets.UTF_8);
+  }
+
+  public String valueUtf8() {
+    return new String(value, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RangeEntry e && Arrays.equals(key, e.key) && Arrays.equals(value, e.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * Arrays.hashCode(key) + Arrays.hashCode(value);
+  }
+
+  @Override
+  public String toString() {
+    return keyUtf8() + "=" + value.length + " bytes";
+  }
+}

@@ -1,0 +1,230 @@
+package io.kvorum.node.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.OverloadedException;
+import io.kvorum.node.core.StorageException;
+import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.RawHttpConnection;
+import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.testing.TestNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Keeps the OpenAPI document true: every path, method and status it documents is provoked against a
+ * running node and must come back as documented, and nothing is documented without a recipe.
+ */
+class OpenApiConformanceTest {
+  private static final Set<String> METHODS =
+      Set.of("get", "put", "post", "delete", "patch", "head", "options");
+
+  @TempDir Path dataDir;
+  private FaultyStorageEngine storage;
+  private TestNode node;
+
+  /** Provokes one documented answer and returns the status the node gave. */
+  @FunctionalInterface
+  private interface Recipe {
+    int run() throws Exception;
+  }
+
+  @BeforeEach
+  void start() {
+    node =
+        TestNode.start(
+            TestConfig.in(dataDir)
+                .requestTimeout(Duration.ofMillis(200))
+                .maxValueBytes(1024)
+                .build(),
+            (dir, settings, executor) ->
+                storage = new FaultyStorageEngine(new InMemoryStorageEngine()));
+  }
+
+  @AfterEach
+  void stop() {
+    node.close();
+  }
+
+  private Map<String, Recipe> recipes() {
+    Map<String, Recipe> r = new TreeMap<>();
+    r.put("GET /v0/entity 200", () -> put("k", "v") == 201 ? send("GET", "/v0/entity?id=k") : -1);
+    r.put("GET /v0/entity 400", () -> send("GET", "/v0/entity"));
+    r.put("GET /v0/entity 404", () -> send("GET", "/v0/entity?id=absent"));
+    r.put("GET /v0/entity 503", () -> faulty(overloaded(), "GET", "/v0/entity?id=k"));
+    r.put("GET /v0/entity 504", () -> slow("GET", "/v0/entity?id=k"));
+    r.put("PUT /v0/entity 201", () -> put("k", "v"));
+    r.put("PUT /v0/entity 400", () -> send("PUT", "/v0/entity?id=k&ack=0"));
+    r.put("PUT /v0/entity 413", () -> put("k", "x".repeat(1025)));
+    r.put("PUT /v0/entity 503", () -> faulty(overloaded(), "PUT", "/v0/entity?id=k"));
+    r.put("PUT /v0/entity 504", () -> slow("PUT", "/v0/entity?id=k"));
+    r.put("PUT /v0/entity 507", () -> faulty(diskFull(), "PUT", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 202", () -> send("DELETE", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 400", () -> send("DELETE", "/v0/entity?id="));
+    r.put("DELETE /v0/entity 503", () -> faulty(overloaded(), "DELETE", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 504", () -> slow("DELETE", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 507", () -> faulty(diskFull(), "DELETE", "/v0/entity?id=k"));
+    r.put("POST /v0/entity 405", () -> send("POST", "/v0/entity?id=k"));
+    r.put("GET /v0/entities 200", () -> send("GET", "/v0/entities?start=a"));
+    r.put("GET /v0/entities 400", () -> send("GET", "/v0/entities"));
+    r.put("GET /v0/entities 503", () -> whileDraining("/v0/entities?start=a"));
+    r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
+    r.put("GET /v0/status 503", () -> whileDraining(KvorumApi.PATH_STATUS));
+    r.put("GET /health/live 200", () -> send("GET", KvorumApi.PATH_LIVE));
+    r.put("GET /health/ready 200", () -> send("GET", KvorumApi.PATH_READY));
+    r.put("GET /health/ready 503", () -> whileDraining(KvorumApi.PATH_READY));
+    r.put("GET /metrics 200", () -> send("GET", KvorumApi.PATH_METRICS));
+    return r;
+  }
+
+  @Test
+  void everyDocumentedAnswerIsWhatTheNodeGives() throws Exception {
+    Map<String, Recipe> recipes = recipes();
+    assertThat(recipes.keySet())
+        .as("recipes must match the documented paths, methods and statuses")
+        .containsExactlyInAnyOrderElementsOf(documentedAnswers());
+    for (Map.Entry<String, Recipe> recipe : recipes.entrySet()) {
+      storage.heal();
+      String answer = recipe.getKey();
+      int expected = Integer.parseInt(answer.substring(answer.length() - 3));
+      assertThat(recipe.getValue().run()).as(answer).isEqualTo(expected);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> documentedAnswers() throws Exception {
+    Map<String, Object> doc;
+    try (InputStream in = KvorumApi.class.getResourceAsStream(KvorumApi.OPENAPI_RESOURCE)) {
+      doc = new Yaml().load(in);
+    }
+    Set<String> answers = new TreeSet<>();
+    Map<String, Object> paths = (Map<String, Object>) doc.get("paths");
+    paths.forEach(
+        (path, item) ->
+            ((Map<String, Object>) item)
+                .forEach(
+                    (method, operation) -> {
+                      if (METHODS.contains(method)) {
+                        Map<String, Object> responses =
+                            (Map<String, Object>)
+                                ((Map<String, Object>) operation).get("responses");
+                        responses
+                            .keySet()
+                            .forEach(
+                                status ->
+                                    answers.add(
+                                        method.toUpperCase(Locale.ROOT)
+                                            + " "
+                                            + path
+                                            + " "
+                                            + status));
+                      }
+                    }));
+    return answers;
+  }
+
+  private int send(String method, String target) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
+      return raw.request(method, target).status();
+    }
+  }
+
+  private int put(String key, String value) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
+      raw.write(
+          "PUT /v0/entity?id="
+              + key
+              + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+              + value.length()
+              + "\r\n\r\n"
+              + value);
+      return raw.readResponse().status();
+    }
+  }
+
+  private int faulty(RuntimeException error, String method, String target) throws Exception {
+    storage.failWith(error);
+    try {
+      return send(method, target);
+    } finally {
+      storage.heal();
+    }
+  }
+
+  private int slow(String method, String target) throws Exception {
+    storage.delay(Duration.ofSeconds(1));
+    try {
+      return send(method, target);
+    } finally {
+      storage.heal();
+    }
+  }
+
+  /**
+   * Sends {@code target} to a node that is draining: a graceful shutdown held open by a slow
+   * request in flight, on a connection opened before the shutdown began (new ones are refused).
+   * Uses a node of its own, since it stops it.
+   */
+  private int whileDraining(String target) throws Exception {
+    FaultyStorageEngine[] slowStorage = new FaultyStorageEngine[1];
+    TestNode draining =
+        TestNode.start(
+            TestConfig.in(dataDir.resolve("draining-" + System.nanoTime())).build(),
+            (dir, settings, executor) ->
+                slowStorage[0] = new FaultyStorageEngine(new InMemoryStorageEngine()));
+    try (RawHttpConnection early = new RawHttpConnection(draining.address());
+        RawHttpConnection held = new RawHttpConnection(draining.address())) {
+      slowStorage[0].delay(Duration.ofMillis(800));
+      held.write("GET /v0/entity?id=k HTTP/1.1\r\nHost: x\r\n\r\n");
+      Awaitility.await()
+          .until(
+              () ->
+                  draining
+                          .bootstrap()
+                          .registry()
+                          .get("kvorum.http.requests.inflight")
+                          .gauge()
+                          .value()
+                      > 0);
+      int port = draining.port();
+      Thread stopper = Thread.startVirtualThread(draining::stop);
+      Awaitility.await().until(() -> refusesConnections(port));
+      int status = early.request("GET", target).status();
+      assertThat(held.readResponse().status()).as("the request in flight finishes").isEqualTo(404);
+      stopper.join();
+      return status;
+    }
+  }
+
+  private static boolean refusesConnections(int port) {
+    try (Socket probe = new Socket("127.0.0.1", port)) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  private static OverloadedException overloaded() {
+    return new OverloadedException("storage");
+  }
+
+  private static StorageException diskFull() {
+    return new StorageException(StorageException.Kind.NO_SPACE, "put", null, null);
+  }
+}

@@ -1,0 +1,120 @@
+package io.kvorum.node.storage;
+
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.Record;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * A storage engine that fails or stalls on demand, around a real one. Scans can be made to fail
+ * after a number of batches, to cut a range off midway.
+ */
+public final class FaultyStorageEngine implements StorageEngine {
+  /** Own threads: the common pool may have a single thread on small machines, busy in tests. */
+  private static final Executor DELAYS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "faulty-storage-delay");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final StorageEngine delegate;
+  private volatile RuntimeException failure;
+  private volatile Duration delay = Duration.ZERO;
+  private final AtomicInteger scanBatchesBeforeFailure = new AtomicInteger(-1);
+
+  public FaultyStorageEngine(StorageEngine delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Every operation from now on fails with {@code error}. */
+  public void failWith(RuntimeException error) {
+    this.failure = error;
+  }
+
+  /** Every operation from now on completes {@code delay} late. */
+  public void delay(Duration delay) {
+    this.delay = delay;
+  }
+
+  /** Scan batches after the first {@code batches} fail. */
+  public void failScansAfter(int batches) {
+    scanBatchesBeforeFailure.set(batches);
+  }
+
+  public void heal() {
+    failure = null;
+    delay = Duration.ZERO;
+    scanBatchesBeforeFailure.set(-1);
+  }
+
+  private <T> CompletableFuture<T> faulty(Supplier<CompletableFuture<T>> operation) {
+    RuntimeException error = failure;
+    if (error != null) {
+      return CompletableFuture.failedFuture(error);
+    }
+    Duration d = delay;
+    if (d.isZero()) {
+      return operation.get();
+    }
+    return CompletableFuture.supplyAsync(
+            () -> null,
+            CompletableFuture.delayedExecutor(d.toMillis(), TimeUnit.MILLISECONDS, DELAYS))
+        .thenCompose(ignored -> operation.get());
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> get(Key key) {
+    return faulty(() -> delegate.get(key));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> put(Key key, Record record) {
+    return faulty(() -> delegate.put(key, record));
+  }
+
+  @Override
+  public ScanCursor scan(KeyRange range) {
+    ScanCursor cursor = delegate.scan(range);
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        if (scanBatchesBeforeFailure.get() == 0) {
+          return CompletableFuture.failedFuture(new IllegalStateException("injected scan failure"));
+        }
+        scanBatchesBeforeFailure.updateAndGet(n -> n > 0 ? n - 1 : n);
+        return faulty(() -> cursor.next(maxEntries, maxBytes));
+      }
+
+      @Override
+      public void close() {
+        cursor.close();
+      }
+    };
+  }
+
+  @Override
+  public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
+    return faulty(() -> delegate.purge(deadBeforeMillis, limit));
+  }
+
+  @Override
+  public StorageStats stats() {
+    return delegate.stats();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

@@ -1,0 +1,98 @@
+package io.kvorum.node.testing;
+
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.NodeId;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Node configurations for tests: free ports, a given data directory, small resources. */
+public final class TestConfig {
+  private NodeId id = NodeId.of("n1");
+  private Topology topology;
+  private Path dataDir;
+  private Duration requestTimeout = Duration.ofSeconds(1);
+  private int maxValueBytes = 16 << 20;
+  private int maxKeyBytes = 1024;
+  private int storageThreads = 4;
+  private int storageQueue = 1024;
+  private long maxDiskBytes;
+  private long writeBufferBytes = 4 << 20;
+  private Duration tombstoneGrace = Duration.ofDays(10);
+  private Duration sweepInterval = Duration.ofMinutes(10);
+
+  private TestConfig(Path dataDir) {
+    this.dataDir = dataDir;
+  }
+
+  public static TestConfig in(Path dataDir) {
+    return new TestConfig(dataDir);
+  }
+
+  public TestConfig id(String nodeId) {
+    this.id = NodeId.of(nodeId);
+    return this;
+  }
+
+  public TestConfig topology(Topology topology) {
+    this.topology = topology;
+    this.id = topology.self();
+    return this;
+  }
+
+  public TestConfig requestTimeout(Duration timeout) {
+    this.requestTimeout = timeout;
+    return this;
+  }
+
+  public TestConfig maxValueBytes(int bytes) {
+    this.maxValueBytes = bytes;
+    return this;
+  }
+
+  public TestConfig maxKeyBytes(int bytes) {
+    this.maxKeyBytes = bytes;
+    return this;
+  }
+
+  public TestConfig storage(int threads, int queue) {
+    this.storageThreads = threads;
+    this.storageQueue = queue;
+    return this;
+  }
+
+  /** A disk budget, and a small memtable so that writes reach the disk (and the budget) soon. */
+  public TestConfig diskBudget(long maxDiskBytes, long writeBufferBytes) {
+    this.maxDiskBytes = maxDiskBytes;
+    this.writeBufferBytes = writeBufferBytes;
+    return this;
+  }
+
+  public TestConfig purging(Duration grace, Duration interval) {
+    this.tombstoneGrace = grace;
+    this.sweepInterval = interval;
+    return this;
+  }
+
+  public NodeConfig build() {
+    Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
+    return new NodeConfig(
+        id,
+        t,
+        new NodeConfig.Http("127.0.0.1", 0, 2, Duration.ofMinutes(5)),
+        t.member(id).orElseThrow().grpcPort(),
+        dataDir,
+        requestTimeout,
+        new NodeConfig.Limits(maxValueBytes, maxKeyBytes),
+        new NodeConfig.Storage(
+            false,
+            storageThreads,
+            storageQueue,
+            8 << 20,
+            writeBufferBytes,
+            maxDiskBytes,
+            tombstoneGrace,
+            sweepInterval),
+        Duration.ofSeconds(5));
+  }
+}
