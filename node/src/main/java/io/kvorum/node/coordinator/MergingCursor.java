@@ -3,7 +3,7 @@ package io.kvorum.node.coordinator;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.storage.ScanCursor;
+import io.kvorum.node.core.ScanCursor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.kvorum.node.coordinator;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.storage.ScanCursor;
+import io.kvorum.node.core.ScanCursor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;

@@ -2,7 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.Entry;
-import io.kvorum.node.storage.ScanCursor;
+import io.kvorum.node.core.ScanCursor;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

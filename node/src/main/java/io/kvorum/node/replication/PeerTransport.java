@@ -4,7 +4,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.storage.ScanCursor;
+import io.kvorum.node.core.ScanCursor;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

@@ -4,6 +4,7 @@ import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

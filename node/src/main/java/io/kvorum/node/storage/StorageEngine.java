@@ -3,6 +3,7 @@ package io.kvorum.node.storage;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,5 @@
-package io.kvorum.node.storage;
+package io.kvorum.node.core;
 
-import io.kvorum.node.core.Entry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

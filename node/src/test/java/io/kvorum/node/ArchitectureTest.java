@@ -1,0 +1,132 @@
+package io.kvorum.node;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The dependency directions of the house style: inward, toward the seams and the domain. */
+class ArchitectureTest {
+  private static final String NODE = "io.kvorum.node";
+  private static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(NODE);
+  }
+
+  private static void check(ArchRule rule) {
+    rule.check(classes);
+  }
+
+  @Test
+  void theDomainDependsOnTheJdkAlone() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".core..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(NODE + ".core..", "java.."));
+  }
+
+  @Test
+  void seamsDoNotReachOutward() {
+    for (String seam : new String[] {"clock", "storage", "cluster", "replication"}) {
+      check(
+          noClasses()
+              .that()
+              .resideInAPackage(NODE + "." + seam + "..")
+              .should()
+              .dependOnClassesThat()
+              .resideInAnyPackage(NODE + ".gateway..", NODE + ".coordinator..", NODE + ".config..")
+              .as(seam + " must not depend on the layers above it"));
+    }
+  }
+
+  @Test
+  void theCoordinatorKnowsNoEdgeAndNoAdapter() {
+    check(
+        noClasses()
+            .that()
+            .resideInAPackage(NODE + ".coordinator..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                NODE + ".gateway..",
+                NODE + ".config..",
+                NODE + ".storage.rocksdb..",
+                NODE + ".replication.grpc..",
+                "io.netty..",
+                "io.grpc..",
+                "org.rocksdb.."));
+  }
+
+  @Test
+  void theGatewayGoesThroughTheCoordinator() {
+    check(
+        noClasses()
+            .that()
+            .resideInAPackage(NODE + ".gateway..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                NODE + ".storage..", NODE + ".replication..", NODE + ".clock..", "org.rocksdb.."));
+  }
+
+  @Test
+  void onlyTheBootstrapWiresAdapters() {
+    check(
+        noClasses()
+            .that()
+            .resideOutsideOfPackages(
+                NODE + ".storage.rocksdb..",
+                NODE + ".storage.memory..",
+                NODE + ".replication.grpc..")
+            .and()
+            .doNotHaveFullyQualifiedName(NODE + ".NodeBootstrap")
+            .and()
+            .doNotHaveFullyQualifiedName(NODE + ".NodeBootstrap$StorageFactory")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                NODE + ".storage.rocksdb..",
+                NODE + ".storage.memory..",
+                NODE + ".replication.grpc.."));
+  }
+
+  @Test
+  void technologyStaysInItsAdapter() {
+    check(
+        noClasses()
+            .that()
+            .resideOutsideOfPackage(NODE + ".storage.rocksdb..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("org.rocksdb.."));
+    check(
+        noClasses()
+            .that()
+            .resideOutsideOfPackage(NODE + ".replication.grpc..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.kvorum.proto..", "io.grpc.."));
+    check(
+        noClasses()
+            .that()
+            .resideOutsideOfPackage(NODE + ".gateway..")
+            .and()
+            .resideOutsideOfPackage(NODE + ".replication.grpc..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.netty.."));
+  }
+}

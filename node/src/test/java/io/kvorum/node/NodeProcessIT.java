@@ -1,0 +1,265 @@
+package io.kvorum.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.NodeProcess;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The node as users run it: the fat jar in its own process, killed and restarted for real. */
+class NodeProcessIT {
+  @TempDir Path work;
+
+  @Test
+  void sigkillLosesNoAcknowledgedWrite() throws Exception {
+    Path data = work.resolve("data");
+    Map<String, String> acknowledged = new ConcurrentHashMap<>();
+    AtomicInteger attempted = new AtomicInteger();
+    try (NodeProcess node = NodeProcess.startSingle(data, "n1");
+        KvorumClient kv = node.client()) {
+      AtomicBoolean running = new AtomicBoolean(true);
+      ExecutorService writers = Executors.newFixedThreadPool(8);
+      for (int w = 0; w < 8; w++) {
+        int writer = w;
+        writers.execute(
+            () -> {
+              for (int i = 0; running.get(); i++) {
+                String key = "w" + writer + "/" + (i % 500);
+                String value = "v" + i;
+                attempted.incrementAndGet();
+                try {
+                  if (i % 7 == 6) {
+                    kv.delete(key);
+                    acknowledged.put(key, "");
+                  } else {
+                    kv.put(key, value);
+                    acknowledged.put(key, value);
+                  }
+                } catch (RuntimeException e) {
+                  return; // the node died under this request: not acknowledged
+                }
+              }
+            });
+      }
+      Thread.sleep(1500); // writes flow at full speed when the process is killed
+      node.kill();
+      running.set(false);
+      writers.shutdown();
+      assertThat(writers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(acknowledged).hasSizeGreaterThan(100);
+
+    try (NodeProcess restarted = NodeProcess.startSingle(data, "n1");
+        KvorumClient kv = restarted.client()) {
+      List<String> lost = new ArrayList<>();
+      acknowledged.forEach(
+          (key, value) -> {
+            var read = kv.getUtf8(key);
+            boolean ok =
+                value.isEmpty() ? read.isEmpty() : read.equals(java.util.Optional.of(value));
+            if (!ok) {
+              lost.add(key + " expected '" + value + "' got " + read);
+            }
+          });
+      System.out.printf(
+          "SIGKILL: %d acknowledged keys checked (of %d writes attempted), %d lost%n",
+          acknowledged.size(), attempted.get(), lost.size());
+      assertThat(lost).isEmpty();
+    }
+  }
+
+  @Test
+  void sigtermStopsGracefullyWithExitCode0AndKeepsTheData() throws Exception {
+    Path data = work.resolve("data");
+    NodeProcess node = NodeProcess.startSingle(data, "n1");
+    try (KvorumClient kv = node.client()) {
+      kv.put("kept", "across a restart");
+      kv.put("deleted", "x");
+      kv.delete("deleted");
+    }
+    assertThat(node.terminate()).isZero();
+    assertThat(node.stdout()).contains("node n1 stopped");
+    assertThat(node.stderr()).isEmpty();
+
+    try (NodeProcess restarted = NodeProcess.startSingle(data, "n1");
+        KvorumClient kv = restarted.client()) {
+      assertThat(kv.getUtf8("kept")).hasValue("across a restart");
+      assertThat(kv.getUtf8("deleted")).isEmpty();
+      assertThat(restarted.terminate()).isZero();
+    }
+  }
+
+  @Test
+  void aWipedDataDirectoryStartsEmpty() throws Exception {
+    Path data = work.resolve("data");
+    try (NodeProcess node = NodeProcess.startSingle(data, "n1");
+        KvorumClient kv = node.client()) {
+      kv.put("gone", "after the wipe");
+      assertThat(node.terminate()).isZero();
+    }
+    try (var files = Files.walk(data)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    try (NodeProcess node = NodeProcess.startSingle(data, "n1");
+        KvorumClient kv = node.client()) {
+      assertThat(kv.getUtf8("gone")).isEmpty();
+      kv.put("new", "life");
+      assertThat(kv.getUtf8("new")).hasValue("life");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "peers without a port|--peers|n1=localhost|--peers",
+        "self missing from peers|--peers|n2=localhost:9091,n3=localhost:9092|not among the peers",
+        "duplicate ids|--peers|n1=localhost:9091,n1=localhost:9092|more than once",
+        "bad duration|--request-timeout|soon|--request-timeout",
+        "bad size|--max-value-size|lots|--max-value-size",
+        "port out of range|--grpc-port|70000|--grpc-port",
+        "unknown flag|--no-such-flag|x|no-such-flag",
+      })
+  void invalidConfigurationExits2WithOneClearLine(
+      String name, String flag, String value, String mentioned) throws Exception {
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            0,
+            Map.of(),
+            "--node-id",
+            "n1",
+            "--http-port",
+            String.valueOf(NodeProcess.freePort()),
+            "--data-dir",
+            work.resolve("data").toString(),
+            flag,
+            value);
+    assertThat(node.awaitExit()).isEqualTo(2);
+    assertThat(node.stderr().lines()).singleElement().asString().contains(mentioned);
+  }
+
+  @Test
+  void aPortInUseExits2WithOneClearLine() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      NodeProcess node =
+          NodeProcess.launch(
+              work.resolve("logs"),
+              taken.getLocalPort(),
+              Map.of(),
+              "--node-id",
+              "n1",
+              "--http-host",
+              "127.0.0.1",
+              "--http-port",
+              String.valueOf(taken.getLocalPort()),
+              "--data-dir",
+              work.resolve("data").toString());
+      assertThat(node.awaitExit()).isEqualTo(2);
+      assertThat(node.stderr().lines())
+          .singleElement()
+          .asString()
+          .contains("--http-port")
+          .contains("in use");
+    }
+  }
+
+  @Test
+  void anUnwritableDataDirectoryExits2WithOneClearLine() throws Exception {
+    Path file = Files.writeString(work.resolve("a-file"), "not a directory");
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            0,
+            Map.of(),
+            "--node-id",
+            "n1",
+            "--http-port",
+            String.valueOf(NodeProcess.freePort()),
+            "--data-dir",
+            file.resolve("data").toString());
+    assertThat(node.awaitExit()).isEqualTo(2);
+    assertThat(node.stderr().lines()).singleElement().asString().contains("--data-dir");
+  }
+
+  @Test
+  void aSecondNodeOnTheSameDataDirectoryExits2() throws Exception {
+    Path data = work.resolve("data");
+    try (NodeProcess first = NodeProcess.startSingle(data, "n1")) {
+      NodeProcess second =
+          NodeProcess.launch(
+              work.resolve("logs"),
+              0,
+              Map.of(),
+              "--node-id",
+              "n1",
+              "--http-port",
+              String.valueOf(NodeProcess.freePort()),
+              "--data-dir",
+              data.toString());
+      assertThat(second.awaitExit()).isEqualTo(2);
+      assertThat(second.stderr().lines())
+          .singleElement()
+          .asString()
+          .contains("in use by another running node");
+    }
+  }
+
+  @Test
+  void environmentVariablesAreTheFlagsTwins() throws Exception {
+    int http = NodeProcess.freePort();
+    try (NodeProcess node =
+            NodeProcess.launch(
+                work.resolve("logs"),
+                http,
+                Map.of(
+                    "KVORUM_NODE_ID", "from-env",
+                    "KVORUM_HTTP_HOST", "127.0.0.1",
+                    "KVORUM_HTTP_PORT", String.valueOf(http),
+                    "KVORUM_GRPC_PORT", String.valueOf(NodeProcess.freePort()),
+                    "KVORUM_DATA_DIR", work.resolve("env-data").toString()));
+        KvorumClient kv = node.client()) {
+      node.awaitReady();
+      kv.put("configured", "by environment");
+      assertThat(node.stdout()).contains("node from-env ready");
+      assertThat(Files.isDirectory(work.resolve("env-data").resolve("db"))).isTrue();
+    }
+  }
+
+  @Test
+  void helpExplainsEveryFlag() throws Exception {
+    NodeProcess node = NodeProcess.launch(work.resolve("logs"), 0, Map.of(), "--help");
+    assertThat(node.awaitExit()).isZero();
+    assertThat(node.stdout())
+        .contains(
+            "--node-id",
+            "--http-port",
+            "--http-host",
+            "--grpc-port",
+            "--data-dir",
+            "--peers",
+            "--request-timeout",
+            "--sync-writes",
+            "--max-value-size",
+            "--max-key-size",
+            "KVORUM_HTTP_PORT");
+    assertThat(node.stdout().getBytes(UTF_8).length).isLessThan(8000);
+  }
+}

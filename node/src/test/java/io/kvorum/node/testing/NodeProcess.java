@@ -1,0 +1,161 @@
+package io.kvorum.node.testing;
+
+import io.kvorum.api.KvorumClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+
+/**
+ * A node run as its own process from the fat jar, the way users run it: {@code java -jar
+ * node/target/kvorum-node.jar …}. Output goes to files beside the data directory.
+ */
+public final class NodeProcess implements AutoCloseable {
+  private final Process process;
+  private final Path stdout;
+  private final Path stderr;
+  private final int httpPort;
+
+  private NodeProcess(Process process, Path stdout, Path stderr, int httpPort) {
+    this.process = process;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.httpPort = httpPort;
+  }
+
+  /** The fat jar under test (set by the build; built by {@code package}). */
+  public static Path jar() {
+    String jar = System.getProperty("kvorum.node.jar", "target/kvorum-node.jar");
+    Path path = Path.of(jar).toAbsolutePath();
+    if (!Files.isRegularFile(path)) {
+      throw new IllegalStateException(path + " is missing; run `./mvnw package` first");
+    }
+    return path;
+  }
+
+  /** Launches {@code kvorum-node args…} with extra environment variables; does not wait. */
+  public static NodeProcess launch(
+      Path logDir, int httpPort, Map<String, String> env, String... args) {
+    try {
+      Files.createDirectories(logDir);
+      List<String> command = new ArrayList<>();
+      command.add(ProcessHandle.current().info().command().orElse("java"));
+      command.add("-Xmx256m");
+      command.add("-jar");
+      command.add(jar().toString());
+      command.addAll(List.of(args));
+      Path out = Files.createTempFile(logDir, "node-", ".out");
+      Path err = Files.createTempFile(logDir, "node-", ".err");
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+      builder.environment().keySet().removeIf(k -> k.startsWith("KVORUM_"));
+      builder.environment().putAll(env);
+      return new NodeProcess(builder.start(), out, err, httpPort);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Starts a single node and waits until it reports ready. */
+  public static NodeProcess startSingle(Path dataDir, String nodeId) {
+    int http = freePort();
+    NodeProcess node =
+        launch(
+            dataDir.getParent().resolve("logs"),
+            http,
+            Map.of(),
+            "--node-id",
+            nodeId,
+            "--http-host",
+            "127.0.0.1",
+            "--http-port",
+            String.valueOf(http),
+            "--grpc-port",
+            String.valueOf(freePort()),
+            "--data-dir",
+            dataDir.toString());
+    node.awaitReady();
+    return node;
+  }
+
+  public void awaitReady() {
+    try (KvorumClient client = client()) {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .failFast("the node exited: " + stderr(), () -> !process.isAlive())
+          .until(client::ready);
+    }
+  }
+
+  public KvorumClient client() {
+    return KvorumClient.connect("127.0.0.1", httpPort, Duration.ofSeconds(10));
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  /** SIGKILL: no shutdown hook, no flush, nothing. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM, then the exit code. */
+  public int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("the node did not stop within 60 s of SIGTERM");
+    }
+    return process.exitValue();
+  }
+
+  /** Waits for a process expected to exit by itself (e.g. on bad configuration). */
+  public int awaitExit() throws InterruptedException {
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("the node did not exit");
+    }
+    return process.exitValue();
+  }
+
+  public String stdout() {
+    return read(stdout);
+  }
+
+  public String stderr() {
+    return read(stderr);
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      return "(unreadable: " + e + ")";
+    }
+  }
+
+  public static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      kill();
+    }
+  }
+}
