@@ -89,6 +89,11 @@ public final class HybridLogicalClock implements Clock {
           maxForwardDriftMillis);
       return;
     }
+    // Persisted before it is followed, like an issued version: after a crash the clock must still
+    // resume past every timestamp it was shown (the Clock contract).
+    if (remotePhysical >= ceiling) {
+      persist(remotePhysical + windowMillis);
+    }
     state.accumulateAndGet(remote.value(), Math::max);
   }
 

@@ -1,16 +1,20 @@
 package io.kvorum.node.core;
 
 /**
- * A hybrid-logical-clock timestamp used as the version of a write: 48 bits of physical Unix
- * milliseconds, then a 16-bit logical counter, packed so that versions order as unsigned longs
- * (and, for any date before year 10889, as signed longs too).
+ * A hybrid-logical-clock timestamp used as the version of a write: physical Unix milliseconds in
+ * the high 48 bits, then a 16-bit logical counter, packed into a non-negative long so that versions
+ * order as longs. The sign bit stays clear, which leaves 47 bits of physical time (until the year
+ * 6429).
  */
 public record Version(long value) implements Comparable<Version> {
   /** Sorts before every version a clock issues. */
   public static final Version ZERO = new Version(0);
 
   public static final int LOGICAL_BITS = 16;
-  public static final long MAX_PHYSICAL = (1L << 48) - 1;
+
+  /** The largest physical time a version holds: the sign bit of the packed value stays clear. */
+  public static final long MAX_PHYSICAL = (1L << 47) - 1;
+
   public static final int MAX_LOGICAL = (1 << LOGICAL_BITS) - 1;
 
   public Version {

@@ -50,8 +50,16 @@ public final class InMemoryStorageEngine implements StorageEngine {
     return checkOpen("put", key)
         .thenApply(
             ignored -> {
-              Record kept = records.merge(key, record, Record::newest);
-              boolean applied = kept == record;
+              // Decided by last-writer-wins, not identity: re-putting the stored instance is no
+              // change, as in every other engine. compute may retry; its last call decides.
+              boolean[] superseded = {false};
+              records.compute(
+                  key,
+                  (k, current) -> {
+                    superseded[0] = record.supersedes(current);
+                    return superseded[0] ? record : current;
+                  });
+              boolean applied = superseded[0];
               if (applied && record.diesAtMillis() != Long.MAX_VALUE) {
                 deaths.add(new Death(record.diesAtMillis(), key, record.version()));
               }

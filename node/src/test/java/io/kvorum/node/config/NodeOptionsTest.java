@@ -1,0 +1,235 @@
+package io.kvorum.node.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.assertj.core.api.Assumptions.assumeThatCode;
+
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.NodeId;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine;
+
+class NodeOptionsTest {
+  private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+  private static NodeConfig config(String... args) {
+    NodeOptions options = new NodeOptions();
+    new CommandLine(options).parseArgs(args);
+    return options.toConfig();
+  }
+
+  @Test
+  void defaults() {
+    NodeConfig config = config("--node-id", "n1");
+
+    assertThat(config.nodeId()).isEqualTo(NodeId.of("n1"));
+    assertThat(config.http().host()).isEqualTo("0.0.0.0");
+    assertThat(config.http().port()).isEqualTo(8080);
+    assertThat(config.http().ioThreads()).isEqualTo(CORES);
+    assertThat(config.http().idleTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(config.grpcPort()).isEqualTo(9090);
+    assertThat(config.requestTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(config.limits().maxValueBytes()).isEqualTo(16 << 20);
+    assertThat(config.limits().maxKeyBytes()).isEqualTo(1024);
+    assertThat(config.dataDir().normalize()).isEqualTo(Path.of("./data/n1").normalize());
+    assertThat(config.storage().syncWrites()).isFalse();
+    assertThat(config.storage().threads()).isEqualTo(Math.max(4, 2 * CORES));
+    assertThat(config.storage().queueSize()).isEqualTo(4096);
+    assertThat(config.storage().blockCacheBytes()).isEqualTo(128L << 20);
+    assertThat(config.storage().maxDiskBytes()).isZero();
+    assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(10));
+    assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void withoutPeersTheClusterIsThisNodeAlone() {
+    NodeConfig config = config("--node-id", "n1", "--grpc-port", "9191");
+
+    assertThat(config.topology()).isEqualTo(Topology.single(NodeId.of("n1"), "localhost", 9191));
+    assertThat(config.topology().peers()).isEmpty();
+  }
+
+  @Test
+  void theNodeIdDefaultsToTheHostName() {
+    assumeThatCode(() -> InetAddress.getLocalHost()).doesNotThrowAnyException();
+    String host = hostName();
+    assumeThat(host).matches("[A-Za-z0-9._-]{1,253}");
+
+    assertThat(config().nodeId()).isEqualTo(NodeId.of(host));
+  }
+
+  @Test
+  void everyFlagIsParsed() {
+    NodeConfig config =
+        config(
+            "--node-id=n2",
+            "--http-host=127.0.0.1",
+            "--http-port=18080",
+            "--grpc-port=19090",
+            "--data-dir=/var/lib/kvorum",
+            "--peers=n1=10.0.0.1:19090,n2=10.0.0.2:19090,n3=[fd00::3]:19090",
+            "--request-timeout=250ms",
+            "--sync-writes",
+            "--max-value-size=1MiB",
+            "--max-key-size=256",
+            "--storage-threads=3",
+            "--storage-queue=100",
+            "--block-cache-size=64MiB",
+            "--max-disk-usage=10GiB",
+            "--tombstone-grace=3d",
+            "--sweep-interval=30s",
+            "--io-threads=2",
+            "--idle-timeout=90s",
+            "--shutdown-grace=20s");
+
+    assertThat(config.nodeId()).isEqualTo(NodeId.of("n2"));
+    assertThat(config.http().host()).isEqualTo("127.0.0.1");
+    assertThat(config.http().port()).isEqualTo(18080);
+    assertThat(config.http().ioThreads()).isEqualTo(2);
+    assertThat(config.http().idleTimeout()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(config.grpcPort()).isEqualTo(19090);
+    assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/kvorum"));
+    assertThat(config.topology().self()).isEqualTo(NodeId.of("n2"));
+    assertThat(config.topology().members())
+        .containsExactly(
+            new Member(NodeId.of("n1"), "10.0.0.1", 19090),
+            new Member(NodeId.of("n2"), "10.0.0.2", 19090),
+            new Member(NodeId.of("n3"), "fd00::3", 19090));
+    assertThat(config.requestTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(config.storage().syncWrites()).isTrue();
+    assertThat(config.limits().maxValueBytes()).isEqualTo(1 << 20);
+    assertThat(config.limits().maxKeyBytes()).isEqualTo(256);
+    assertThat(config.storage().threads()).isEqualTo(3);
+    assertThat(config.storage().queueSize()).isEqualTo(100);
+    assertThat(config.storage().blockCacheBytes()).isEqualTo(64L << 20);
+    assertThat(config.storage().maxDiskBytes()).isEqualTo(10L << 30);
+    assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(3));
+    assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(20));
+  }
+
+  @Test
+  void flagsAlsoTakeTheirValueAsTheNextArgument() {
+    NodeConfig config =
+        config("--node-id", "n1", "--http-port", "18080", "--request-timeout", "2s");
+
+    assertThat(config.http().port()).isEqualTo(18080);
+    assertThat(config.requestTimeout()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @ParameterizedTest(name = "--sync-writes={0}")
+  @CsvSource({"true, true", "false, false", "yes, true", "no, false", "1, true", "0, false"})
+  void syncWritesTakesABoolean(String value, boolean expected) {
+    assertThat(config("--node-id=n1", "--sync-writes=" + value).storage().syncWrites())
+        .isEqualTo(expected);
+  }
+
+  @Test
+  void httpPortZeroMeansAnyFreePort() {
+    assertThat(config("--node-id=n1", "--http-port=0").http().port()).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource({
+    "--http-port, 70000",
+    "--http-port, -1",
+    "--http-port, http",
+    "--http-port, 99999999999",
+    "--grpc-port, 0",
+    "--grpc-port, 65536",
+    "--grpc-port, ''",
+    "--node-id, 'bad id'",
+    "--node-id, n1/2",
+    "--request-timeout, 0",
+    "--request-timeout, 1.5s",
+    "--request-timeout, -1s",
+    "--request-timeout, soon",
+    "--request-timeout, 999999999999999999d",
+    "--idle-timeout, 5x",
+    "--shutdown-grace, 0s",
+    "--tombstone-grace, forever",
+    "--sweep-interval, 0ms",
+    "--max-value-size, big",
+    "--max-value-size, 0",
+    "--max-value-size, -1",
+    "--max-value-size, 2GiB",
+    "--max-value-size, 999999999999999GiB",
+    "--max-key-size, 1.5KiB",
+    "--max-key-size, 0",
+    "--block-cache-size, 0",
+    "--max-disk-usage, -1",
+    "--max-disk-usage, lots",
+    "--storage-threads, -1",
+    "--storage-threads, many",
+    "--storage-queue, 0",
+    "--storage-queue, -5",
+    "--io-threads, -2",
+    "--http-host, ' '",
+    "--sync-writes, maybe"
+  })
+  void invalidValuesAreRefusedNamingTheFlagAndTheValue(String flag, String value) {
+    String[] args =
+        flag.equals("--node-id")
+            ? new String[] {flag + "=" + value}
+            : new String[] {"--node-id=n1", flag + "=" + value};
+
+    assertThatThrownBy(() -> config(args))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(flag)
+        .hasMessageContaining("'" + value + "'");
+  }
+
+  @Test
+  void selfMissingFromPeersIsRefused() {
+    String peers = "n1=h1:9090,n2=h2:9090";
+
+    assertThatThrownBy(() -> config("--node-id=n3", "--peers=" + peers))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--peers '" + peers + "'")
+        .hasMessageContaining("n3")
+        .hasMessageContaining("not among the peers");
+  }
+
+  @Test
+  void duplicateIdsInPeersAreRefused() {
+    String peers = "n1=h1:9090,n2=h2:9090,n1=h3:9090";
+
+    assertThatThrownBy(() -> config("--node-id=n1", "--peers=" + peers))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--peers '" + peers + "'")
+        .hasMessageContaining("more than once");
+  }
+
+  @Test
+  void aMalformedPeerEntryIsRefused() {
+    assertThatThrownBy(() -> config("--node-id=n1", "--peers=n1=h1:9090,n2@h2:9090"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--peers 'n2@h2:9090'");
+  }
+
+  @Test
+  void valuesTooLargeSayWhy() {
+    assertThatThrownBy(() -> config("--node-id=n1", "--max-disk-usage=999999999999999GiB"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("--max-disk-usage '999999999999999GiB': too large");
+    assertThatThrownBy(() -> config("--node-id=n1", "--max-value-size=2GiB"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("under 2GiB");
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      throw new AssertionError(e);
+    }
+  }
+}
