@@ -2,6 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -10,6 +11,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One request on a connection and its response. Sets the framing and connection headers, records
@@ -119,9 +121,32 @@ final class Exchange {
     }
     done = true;
     metrics.finished(operation, status, startNanos);
-    if (!written || !keepAlive) {
+    if (!written) {
       ctx.close();
+    } else if (!keepAlive) {
+      lingeringClose();
     }
     onDone.run();
+  }
+
+  /**
+   * Ends the connection after a response the client must be able to read. Closing a socket with
+   * unread input makes the kernel answer with a reset, which can destroy the response in the
+   * client's buffers; so half-close instead, let the client read and hang up, and close for good a
+   * little later in any case.
+   */
+  private void lingeringClose() {
+    if (ctx.channel() instanceof DuplexChannel duplex && duplex.isActive()) {
+      duplex
+          .shutdownOutput()
+          .addListener(f -> ctx.executor().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS));
+    } else {
+      ctx.close();
+    }
+  }
+
+  /** Whether this exchange ends the connection: nothing after it is served. */
+  boolean closesConnection() {
+    return !keepAlive;
   }
 }

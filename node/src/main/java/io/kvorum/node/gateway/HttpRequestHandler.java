@@ -32,6 +32,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private Exchange current;
+  private boolean closing;
 
   HttpRequestHandler(Endpoints endpoints, HttpMetrics metrics, BooleanSupplier draining) {
     this.endpoints = endpoints;
@@ -48,6 +49,10 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (!(msg instanceof FullHttpRequest request)) {
       ctx.fireChannelRead(msg);
+      return;
+    }
+    if (closing) {
+      request.release(); // the connection ends after the response in flight
       return;
     }
     if (current != null) {
@@ -76,6 +81,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
               keepAlive,
               parsed ? route.operation(request.method()) : "malformed",
               this::next);
+      closing = current.closesConnection();
       if (!decoded.isSuccess()) {
         current.respond(undecodable(decoded.cause()));
         return;
@@ -92,7 +98,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
   private void next() {
     current = null;
-    if (!ctx.channel().isActive()) {
+    if (closing || !ctx.channel().isActive()) {
       releaseWaiting();
       return;
     }

@@ -126,7 +126,8 @@ class HttpRobustnessTest {
 
       byte[] noise = new byte[4096];
       new Random(42).nextBytes(noise);
-      garbage.write(noise).write("\r\n\r\n");
+      System.arraycopy("\r\n\r\n".getBytes(UTF_8), 0, noise, noise.length - 4, 4);
+      garbage.write(noise);
       RawHttpConnection.Response answer = garbage.readResponse();
       assertThat(answer.status()).isEqualTo(400);
       assertThat(answer.header("connection")).isEqualTo("close");

@@ -101,13 +101,13 @@ class RequestParametersTest {
   @ParameterizedTest
   @ValueSource(strings = {"0", "-1", "two", "", "1.5", "+1", "0x2", "99999999999", "2147483648"})
   void nonPositiveOrNonNumericAckIsRefused(String value) {
-    assertRefused(() -> quorum("ack=" + value, 3), "ack", "'ack' must be a positive integer");
+    assertRefused(() -> quorum("ack=" + value, 3), "ack", "ack must be a positive integer");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"0", "-1", "three", "", "99999999999", "2147483648"})
   void nonPositiveOrNonNumericFromIsRefused(String value) {
-    assertRefused(() -> quorum("from=" + value, 3), "from", "'from' must be a positive integer");
+    assertRefused(() -> quorum("from=" + value, 3), "from", "from must be a positive integer");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
