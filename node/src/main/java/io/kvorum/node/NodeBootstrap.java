@@ -1,17 +1,26 @@
 package io.kvorum.node;
 
+import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.FileCeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.coordinator.CatchUp;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.coordinator.HintedHandoff;
+import io.kvorum.node.coordinator.LocalReplicaService;
 import io.kvorum.node.coordinator.Replicas;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
 import io.kvorum.node.gateway.NodeStatus;
 import io.kvorum.node.replication.PeerTransport;
+import io.kvorum.node.replication.ReplicaService;
+import io.kvorum.node.replication.ResilientPeerTransport;
+import io.kvorum.node.replication.grpc.GrpcPeerTransport;
+import io.kvorum.node.replication.grpc.GrpcReplicaServer;
+import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.MeteredStorageEngine;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
@@ -31,15 +40,20 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -47,56 +61,108 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires a node together from its configuration: the only place that names concrete classes. Starts
- * storage, clock, coordinator and the HTTP edge; {@link #shutdown()} stops them in reverse order,
- * letting requests in flight finish first.
+ * storage, clock, the inter-node transport and server, coordinator and the HTTP edge, then catches
+ * up with its peers before it reports ready; {@link #shutdown()} stops them in reverse order,
+ * letting requests in flight finish and pending hints go out first.
  */
 public final class NodeBootstrap implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodeBootstrap.class);
+  private static final Duration HINT_REPLAY_INTERVAL = Duration.ofSeconds(10);
+  private static final Duration BREAKER_OPEN_FOR = Duration.ofSeconds(2);
+  private static final int MAX_CALLS_IN_FLIGHT_PER_PEER = 4096;
+  private static final Duration MAX_HINT_DELIVERY_AT_SHUTDOWN = Duration.ofSeconds(10);
 
   /** Opens the node's storage; tests substitute engines that fail or stall on purpose. */
   @FunctionalInterface
   public interface StorageFactory {
-    StorageEngine open(Path directory, NodeConfig.Storage settings, ExecutorService executor);
+    LocalStorage open(Path directory, NodeConfig.Storage settings, ExecutorService executor);
 
-    /** The production engine: RocksDB in {@code directory}. */
+    /** The production engine: RocksDB in {@code directory}, hints beside the records. */
     StorageFactory ROCKSDB =
         (directory, s, executor) ->
             RocksDbStorageEngine.open(
-                directory,
-                new RocksDbSettings(
-                    s.syncWrites(), s.blockCacheBytes(), s.writeBufferBytes(), s.maxDiskBytes()),
-                executor);
+                    directory,
+                    new RocksDbSettings(
+                        s.syncWrites(),
+                        s.blockCacheBytes(),
+                        s.writeBufferBytes(),
+                        s.maxDiskBytes()),
+                    executor)
+                .asLocalStorage();
+  }
+
+  /** How nodes reach each other; tests substitute an in-memory network. */
+  public interface Interconnect {
+    /** The client side: replica calls to every peer of the topology. */
+    PeerTransport connect(NodeConfig config, Clock clock, ScheduledExecutorService timers);
+
+    /**
+     * The server side: serves {@code service} to the peers until closed.
+     *
+     * @throws UncheckedIOException if the inter-node port cannot be bound
+     */
+    AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service);
+
+    /** Production: gRPC on {@code --grpc-port}. */
+    Interconnect GRPC =
+        new Interconnect() {
+          @Override
+          public PeerTransport connect(
+              NodeConfig config, Clock clock, ScheduledExecutorService timers) {
+            return new GrpcPeerTransport(
+                config.topology(),
+                clock,
+                timers,
+                config.requestTimeout(),
+                config.replication().catchUpTimeout(),
+                maxMessageBytes(config));
+          }
+
+          @Override
+          public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
+            return GrpcReplicaServer.start(
+                config.nodeId(), config.grpcPort(), service, clock, maxMessageBytes(config));
+          }
+        };
   }
 
   private final NodeConfig config;
   private final StorageFactory storageFactory;
+  private final Interconnect interconnect;
   private final PrometheusMeterRegistry registry;
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean ready = new AtomicBoolean();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private HttpGateway gateway;
+  private HintedHandoff handoff;
+  private Coordinator coordinator;
+  private CompletableFuture<Void> caughtUp;
   private InetSocketAddress httpAddress;
 
-  private NodeBootstrap(NodeConfig config, StorageFactory storageFactory) {
+  private NodeBootstrap(
+      NodeConfig config, StorageFactory storageFactory, Interconnect interconnect) {
     this.config = config;
     this.storageFactory = storageFactory;
+    this.interconnect = interconnect;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
   }
 
   /**
-   * Starts a node and returns once it serves requests.
+   * Starts a node and returns once it serves HTTP; it reports ready once caught up ({@link
+   * #awaitReady}).
    *
    * @throws ConfigException if the environment refuses the configuration: an unwritable data
    *     directory, a data directory in use by another process, a port in use
    */
   public static NodeBootstrap start(NodeConfig config) {
-    return start(config, StorageFactory.ROCKSDB);
+    return start(config, StorageFactory.ROCKSDB, Interconnect.GRPC);
   }
 
-  /** Starts a node on the storage {@code storageFactory} opens. */
-  public static NodeBootstrap start(NodeConfig config, StorageFactory storageFactory) {
-    NodeBootstrap node = new NodeBootstrap(config, storageFactory);
+  /** Starts a node on the storage and interconnect given. */
+  public static NodeBootstrap start(
+      NodeConfig config, StorageFactory storageFactory, Interconnect interconnect) {
+    NodeBootstrap node = new NodeBootstrap(config, storageFactory, interconnect);
     try {
       node.startComponents();
       return node;
@@ -112,29 +178,72 @@ public final class NodeBootstrap implements AutoCloseable {
 
     ExecutorService storageExecutor = storageExecutor(config.storage());
     resources.push(() -> shutdownExecutor(storageExecutor));
-    StorageEngine storage = openStorage(dataDir, storageExecutor);
-    resources.push(storage);
+    LocalStorage local = openStorage(dataDir, storageExecutor);
+    resources.push(local);
+    StorageEngine storage = new MeteredStorageEngine(local.records(), registry);
 
     HybridLogicalClock clock = HybridLogicalClock.start(new FileCeilingStore(dataDir));
     ScheduledExecutorService timers =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("kvorum-timer"));
     resources.push(() -> shutdownExecutor(timers));
-    timers.scheduleWithFixedDelay(clock::refreshCeiling, 250, 250, TimeUnit.MILLISECONDS);
+    every(timers, Duration.ofMillis(250), clock::refreshCeiling);
     PurgeSweeper sweeper =
         new PurgeSweeper(storage, config.storage().tombstoneGrace(), clock::wallMillis, registry);
-    long sweepMillis = config.storage().sweepInterval().toMillis();
-    timers.scheduleWithFixedDelay(sweeper::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+    every(timers, config.storage().sweepInterval(), sweeper::sweep);
 
-    Replicas replicas = new Replicas(config.nodeId(), storage, singleNodeTransport());
-    Coordinator coordinator =
+    PeerTransport transport =
+        new ResilientPeerTransport(
+            interconnect.connect(config, clock, timers),
+            MAX_CALLS_IN_FLIGHT_PER_PEER,
+            BREAKER_OPEN_FOR,
+            registry);
+    resources.push(transport);
+    NodeConfig.Replication replication = config.replication();
+    handoff =
+        new HintedHandoff(
+            local.hints(),
+            transport,
+            clock::wallMillis,
+            new HintedHandoff.Settings(replication.hintWindow(), replication.maxHintsPerPeer()),
+            config.topology().peers().stream().map(m -> m.id()).toList(),
+            registry);
+    serveReplicas(new LocalReplicaService(storage, handoff), clock);
+    transport.onPeerReachable(handoff::deliver);
+    every(timers, HINT_REPLAY_INTERVAL, handoff::deliverAll);
+
+    coordinator =
         new Coordinator(
             config.topology(),
             new RendezvousPlacement(config.topology().ids()),
-            replicas,
+            new Replicas(config.nodeId(), storage, transport),
+            handoff,
             clock,
             config.requestTimeout(),
-            timers);
+            timers,
+            registry);
+    startGateway();
+    caughtUp =
+        CatchUp.run(config.topology(), transport, replication.catchUpTimeout())
+            .thenRun(
+                () -> {
+                  ready.set(!stopped.get());
+                  log.info(
+                      "node {} ready: HTTP on {}, data in {}",
+                      config.nodeId(),
+                      httpAddress,
+                      dataDir.toAbsolutePath());
+                });
+  }
 
+  private void serveReplicas(ReplicaService service, Clock clock) {
+    try {
+      resources.push(interconnect.serve(config, clock, service));
+    } catch (UncheckedIOException e) {
+      throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
+    }
+  }
+
+  private void startGateway() {
     NodeConfig.Http http = config.http();
     gateway =
         new HttpGateway(
@@ -154,29 +263,11 @@ public final class NodeBootstrap implements AutoCloseable {
     } catch (UncheckedIOException e) {
       throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
     }
-    ready.set(true);
-    log.info(
-        "node {} ready: HTTP on {}, data in {}",
-        config.nodeId(),
-        httpAddress,
-        dataDir.toAbsolutePath());
   }
 
-  /** The one-node cluster has no peers; placement never names another node. */
-  private PeerTransport singleNodeTransport() {
-    if (config.topology().size() > 1) {
-      throw new ConfigException(
-          "--peers",
-          config.topology().members().toString(),
-          "this build serves single-node clusters only; replication is not available yet");
-    }
-    return null;
-  }
-
-  private StorageEngine openStorage(Path dataDir, ExecutorService executor) {
+  private LocalStorage openStorage(Path dataDir, ExecutorService executor) {
     try {
-      StorageEngine engine = storageFactory.open(dataDir.resolve("db"), config.storage(), executor);
-      return new MeteredStorageEngine(engine, registry);
+      return storageFactory.open(dataDir.resolve("db"), config.storage(), executor);
     } catch (StorageException e) {
       String reason = rootMessage(e);
       throw new ConfigException(
@@ -210,6 +301,20 @@ public final class NodeBootstrap implements AutoCloseable {
     new FileDescriptorMetrics().bindTo(registry);
   }
 
+  private static void every(ScheduledExecutorService timers, Duration period, Runnable task) {
+    timers.scheduleWithFixedDelay(
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            log.warn("a periodic task failed; it runs again at its next period", e);
+          }
+        },
+        period.toMillis(),
+        period.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
   private static Path prepareDataDir(Path dir) {
     try {
       Files.createDirectories(dir);
@@ -220,6 +325,10 @@ public final class NodeBootstrap implements AutoCloseable {
       throw new ConfigException(
           "--data-dir", dir.toString(), "not a writable directory (" + e + ")");
     }
+  }
+
+  private static int maxMessageBytes(NodeConfig config) {
+    return config.limits().maxValueBytes() + config.limits().maxKeyBytes() + (64 << 10);
   }
 
   /** The address the HTTP API listens on. */
@@ -235,9 +344,20 @@ public final class NodeBootstrap implements AutoCloseable {
     return registry;
   }
 
+  /** Whether the node has caught up and serves requests. */
+  public boolean ready() {
+    return ready.get();
+  }
+
+  /** Waits until the node has caught up with its peers (bounded by the catch-up timeout). */
+  public void awaitReady() {
+    caughtUp.join();
+  }
+
   /**
    * Graceful stop: reports not ready, stops taking requests, waits up to the shutdown grace for
-   * those in flight, then closes everything (RocksDB flushes and closes cleanly). Idempotent.
+   * those in flight, delivers pending hints for a bounded time, then closes everything (RocksDB
+   * flushes and closes cleanly). Idempotent.
    */
   public void shutdown() {
     if (!stopped.compareAndSet(false, true)) {
@@ -248,8 +368,28 @@ public final class NodeBootstrap implements AutoCloseable {
     if (gateway != null && !gateway.drain(config.shutdownGrace())) {
       log.warn("{} requests still in flight after the shutdown grace", gateway.inFlight());
     }
+    deliverHintsBeforeStopping();
     closeResources();
     log.info("node {} stopped", config.nodeId());
+  }
+
+  private void deliverHintsBeforeStopping() {
+    if (handoff == null || config.topology().peers().isEmpty()) {
+      return;
+    }
+    Duration budget =
+        config.shutdownGrace().compareTo(MAX_HINT_DELIVERY_AT_SHUTDOWN) < 0
+            ? config.shutdownGrace()
+            : MAX_HINT_DELIVERY_AT_SHUTDOWN;
+    try {
+      handoff.deliverAll().get(budget.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      log.warn("stopping with hints still pending: delivery took longer than {}", budget);
+    } catch (ExecutionException e) {
+      log.warn("stopping with hints still pending: {}", e.getCause().toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
@@ -287,7 +427,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
   private static String bindFailure(UncheckedIOException e) {
     String message = rootMessage(e);
-    return message.toLowerCase(java.util.Locale.ROOT).contains("in use")
+    return message.toLowerCase(Locale.ROOT).contains("in use")
         ? "address already in use"
         : "cannot listen: " + message;
   }

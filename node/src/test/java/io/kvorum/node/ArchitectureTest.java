@@ -92,9 +92,7 @@ class ArchitectureTest {
                 NODE + ".storage.memory..",
                 NODE + ".replication.grpc..")
             .and()
-            .doNotHaveFullyQualifiedName(NODE + ".NodeBootstrap")
-            .and()
-            .doNotHaveFullyQualifiedName(NODE + ".NodeBootstrap$StorageFactory")
+            .haveNameNotMatching("io\\.kvorum\\.node\\.NodeBootstrap(\\$.*)?")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(

@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param requestTimeout how long a coordinator waits for {@code ack} replicas
  * @param limits request size limits
  * @param storage storage tuning and maintenance
+ * @param replication hinted handoff and catch-up
  * @param shutdownGrace how long a SIGTERM waits for requests in flight
  */
 public record NodeConfig(
@@ -29,12 +30,14 @@ public record NodeConfig(
     Duration requestTimeout,
     Limits limits,
     Storage storage,
+    Replication replication,
     Duration shutdownGrace) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(topology, "topology");
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(replication, "replication");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -100,6 +103,21 @@ public record NodeConfig(
       }
       requirePositive(sweepInterval, "sweep interval");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+    }
+  }
+
+  /**
+   * @param hintWindow hints older than this are dropped undelivered
+   * @param maxHintsPerPeer hints beyond this many pending for one peer are dropped
+   * @param catchUpTimeout the longest a starting node waits for its peers' hints before it is ready
+   */
+  public record Replication(Duration hintWindow, long maxHintsPerPeer, Duration catchUpTimeout) {
+    public Replication {
+      requirePositive(hintWindow, "hint window");
+      requirePositive(catchUpTimeout, "catch-up timeout");
+      if (maxHintsPerPeer < 0) {
+        throw new IllegalArgumentException("max hints per peer must not be negative");
+      }
     }
   }
 

@@ -154,6 +154,31 @@ public final class NodeOptions {
   String sweepInterval;
 
   @Option(
+      names = "--hint-window",
+      defaultValue = "${env:KVORUM_HINT_WINDOW:-3h}",
+      paramLabel = "DURATION",
+      description =
+          "How long a write a replica missed is kept for it (hinted handoff). Default:"
+              + " ${DEFAULT-VALUE}.")
+  String hintWindow;
+
+  @Option(
+      names = "--max-hints-per-peer",
+      defaultValue = "${env:KVORUM_MAX_HINTS_PER_PEER:-1000000}",
+      paramLabel = "N",
+      description = "Hints kept for one peer at most; more are dropped. Default: ${DEFAULT-VALUE}.")
+  String maxHintsPerPeer;
+
+  @Option(
+      names = "--catch-up-timeout",
+      defaultValue = "${env:KVORUM_CATCH_UP_TIMEOUT:-10s}",
+      paramLabel = "DURATION",
+      description =
+          "At start, the longest wait for peers to deliver their hints before the node reports"
+              + " ready. Default: ${DEFAULT-VALUE}.")
+  String catchUpTimeout;
+
+  @Option(
       names = "--io-threads",
       defaultValue = "${env:KVORUM_IO_THREADS:-0}",
       paramLabel = "N",
@@ -210,6 +235,10 @@ public final class NodeOptions {
             size("--max-disk-usage", maxDiskUsage),
             duration("--tombstone-grace", tombstoneGrace),
             duration("--sweep-interval", sweepInterval)),
+        new NodeConfig.Replication(
+            duration("--hint-window", hintWindow),
+            count("--max-hints-per-peer", maxHintsPerPeer, true),
+            duration("--catch-up-timeout", catchUpTimeout)),
         duration("--shutdown-grace", shutdownGrace));
   }
 

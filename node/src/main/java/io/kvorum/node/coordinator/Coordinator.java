@@ -1,6 +1,7 @@
 package io.kvorum.node.coordinator;
 
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
@@ -9,7 +10,10 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.replication.PeerTransport;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +25,8 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class Coordinator {
   private final Topology topology;
   private final Clock clock;
+  private final Replicas replicas;
+  private final HintedHandoff handoff;
   private final WriteCoordinator writes;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
@@ -29,14 +35,19 @@ public final class Coordinator {
       Topology topology,
       Placement placement,
       Replicas replicas,
+      HintedHandoff handoff,
       Clock clock,
       Duration requestTimeout,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      MeterRegistry registry) {
     this.topology = topology;
     this.clock = clock;
+    this.replicas = replicas;
+    this.handoff = handoff;
     Deadline deadline = new Deadline(requestTimeout, scheduler);
-    this.writes = new WriteCoordinator(placement, replicas, deadline);
-    this.reads = new ReadCoordinator(placement, replicas, deadline);
+    this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
+    this.reads =
+        new ReadCoordinator(placement, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(topology, replicas, clock::wallMillis);
   }
 
@@ -71,5 +82,22 @@ public final class Coordinator {
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
   public ScanCursor range(KeyRange range) {
     return ranges.range(range);
+  }
+
+  /** Every node as this node sees it now. */
+  public List<NodeView> clusterView() {
+    return topology.members().stream().map(this::view).toList();
+  }
+
+  private NodeView view(Member member) {
+    boolean self = replicas.isSelf(member.id());
+    PeerTransport.PeerState state = replicas.state(member.id());
+    return new NodeView(
+        member.id().value(),
+        member.host() + ":" + member.grpcPort(),
+        self,
+        state.reachable(),
+        state.detail(),
+        self ? 0 : handoff.pending(member.id()));
   }
 }

@@ -25,6 +25,7 @@ final class QuorumCall<T> {
   private final NodeId self;
   private final List<Answer<T>> successes = new ArrayList<>();
   private final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
+  private final CompletableFuture<List<Answer<T>>> settled = new CompletableFuture<>();
   private int failures;
   private boolean remoteFailed;
   private Throwable localFailure;
@@ -38,25 +39,39 @@ final class QuorumCall<T> {
     return result;
   }
 
+  /**
+   * Completes with every successful answer once every replica answered or failed, which the
+   * transport's deadlines guarantee happens: for work that wants all answers, like read repair.
+   */
+  CompletableFuture<List<Answer<T>>> settled() {
+    return settled;
+  }
+
   Quorum quorum() {
     return quorum;
   }
 
   void succeeded(NodeId node, T value) {
     List<Answer<T>> reached = null;
+    List<Answer<T>> all;
     synchronized (this) {
       successes.add(new Answer<>(node, value));
       if (successes.size() == quorum.ack()) {
         reached = List.copyOf(successes);
       }
+      all = allSettled();
     }
     if (reached != null) {
       result.complete(reached);
+    }
+    if (all != null) {
+      settled.complete(all);
     }
   }
 
   void failed(NodeId node, Throwable error) {
     RuntimeException unreachable = null;
+    List<Answer<T>> all;
     synchronized (this) {
       failures++;
       if (node.equals(self)) {
@@ -67,10 +82,18 @@ final class QuorumCall<T> {
       if (quorum.from() - failures < quorum.ack()) {
         unreachable = unreachable();
       }
+      all = allSettled();
     }
     if (unreachable != null) {
       result.completeExceptionally(unreachable);
     }
+    if (all != null) {
+      settled.complete(all);
+    }
+  }
+
+  private List<Answer<T>> allSettled() {
+    return successes.size() + failures == quorum.from() ? List.copyOf(successes) : null;
   }
 
   synchronized int successCount() {

@@ -5,23 +5,29 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Asks all {@code from} replicas of a key in parallel and answers with the newest record among the
  * first {@code ack} answers (last-writer-wins), tombstones and expired records included: the caller
- * decides what they read as.
+ * decides what they read as. Once every replica has answered, including those that answered after
+ * the response, stale replicas are repaired.
  */
 public final class ReadCoordinator {
   private final Placement placement;
   private final Replicas replicas;
+  private final ReadRepairer repairer;
   private final Deadline deadline;
 
-  ReadCoordinator(Placement placement, Replicas replicas, Deadline deadline) {
+  ReadCoordinator(
+      Placement placement, Replicas replicas, ReadRepairer repairer, Deadline deadline) {
     this.placement = placement;
     this.replicas = replicas;
+    this.repairer = repairer;
     this.deadline = deadline;
   }
 
@@ -39,7 +45,17 @@ public final class ReadCoordinator {
                 }
               });
     }
+    if (quorum.from() > 1) {
+      call.settled().thenAccept(answers -> repairer.repair(key, byNode(answers)));
+    }
     return deadline.await(call).thenApply(ReadCoordinator::newest);
+  }
+
+  private static Map<NodeId, Optional<Record>> byNode(
+      List<QuorumCall.Answer<Optional<Record>>> answers) {
+    Map<NodeId, Optional<Record>> byNode = new LinkedHashMap<>();
+    answers.forEach(answer -> byNode.put(answer.node(), answer.value()));
+    return byNode;
   }
 
   private static Optional<Record> newest(List<QuorumCall.Answer<Optional<Record>>> answers) {

@@ -43,4 +43,9 @@ public final class Replicas {
   public ScanCursor scan(NodeId node, KeyRange range) {
     return isSelf(node) ? local.scan(range) : peers.scan(node, range);
   }
+
+  /** How {@code node} is seen from here; this node itself is always reachable. */
+  public PeerTransport.PeerState state(NodeId node) {
+    return isSelf(node) ? new PeerTransport.PeerState(true, "self") : peers.state(node);
+  }
 }

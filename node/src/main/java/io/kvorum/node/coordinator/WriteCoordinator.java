@@ -9,16 +9,21 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends a write to all {@code from} replicas of its key in parallel and succeeds at the {@code
- * ack}-th confirmation. Replicas outside the first {@code from} of the ranking store nothing.
+ * ack}-th confirmation. Replicas outside the first {@code from} of the ranking store nothing. A
+ * peer replica that does not confirm (down, timed out, refused) gets a hint, whether or not the
+ * request still reaches its quorum; hints never count toward {@code ack}.
  */
 public final class WriteCoordinator {
   private final Placement placement;
   private final Replicas replicas;
+  private final HintedHandoff handoff;
   private final Deadline deadline;
 
-  WriteCoordinator(Placement placement, Replicas replicas, Deadline deadline) {
+  WriteCoordinator(
+      Placement placement, Replicas replicas, HintedHandoff handoff, Deadline deadline) {
     this.placement = placement;
     this.replicas = replicas;
+    this.handoff = handoff;
     this.deadline = deadline;
   }
 
@@ -33,6 +38,9 @@ public final class WriteCoordinator {
                   call.succeeded(node, null);
                 } else {
                   call.failed(node, error);
+                  if (!replicas.isSelf(node)) {
+                    handoff.hint(node, key, record);
+                  }
                 }
               });
     }

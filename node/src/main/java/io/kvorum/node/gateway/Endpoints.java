@@ -2,6 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.coordinator.NodeView;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
@@ -18,6 +19,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
@@ -69,6 +73,7 @@ final class Endpoints {
       case ENTITY -> entity(request, exchange);
       case ENTITIES -> range(request, exchange);
       case STATUS, READY -> exchange.respond(readiness());
+      case CLUSTER -> exchange.respond(cluster());
       case LIVE -> exchange.respond(json(HttpResponseStatus.OK, Map.of("status", "live")));
       case METRICS -> exchange.respond(metrics());
       case UNKNOWN -> throw new IllegalStateException("handled above");
@@ -76,7 +81,7 @@ final class Endpoints {
   }
 
   private void entity(FullHttpRequest request, Exchange exchange) {
-    refuseWhileDraining();
+    refuseUnlessServing();
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key key = parameters.key(query, KvorumApi.PARAM_ID);
     Quorum quorum = parameters.quorum(query, coordinator.clusterSize());
@@ -100,17 +105,43 @@ final class Endpoints {
   }
 
   private void range(FullHttpRequest request, Exchange exchange) {
-    refuseWhileDraining();
+    refuseUnlessServing();
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
     new RangeStreamer(exchange, coordinator.range(range)).start();
   }
 
-  private void refuseWhileDraining() {
+  /**
+   * Client requests are served once the node is ready: after a start it first takes the hints its
+   * peers held for it, so that it does not answer from replicas that miss recent writes.
+   */
+  private void refuseUnlessServing() {
     if (draining.getAsBoolean()) {
       throw new UnavailableException("the node is shutting down");
     }
+    if (!status.ready().getAsBoolean()) {
+      throw new UnavailableException("the node is starting: catching up with its peers");
+    }
+  }
+
+  private FullHttpResponse cluster() {
+    List<Map<String, Object>> nodes = new ArrayList<>();
+    for (NodeView node : coordinator.clusterView()) {
+      Map<String, Object> view = new LinkedHashMap<>();
+      view.put("id", node.id());
+      view.put("address", node.address());
+      view.put("self", node.self());
+      view.put("state", node.up() ? "up" : "down");
+      view.put("detail", node.detail());
+      view.put("hintsPending", node.hintsPending());
+      nodes.add(view);
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("node", status.nodeId());
+    body.put("ready", status.ready().getAsBoolean());
+    body.put("nodes", nodes);
+    return json(HttpResponseStatus.OK, body);
   }
 
   private FullHttpResponse readiness() {

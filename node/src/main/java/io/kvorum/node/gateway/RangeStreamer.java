@@ -39,11 +39,27 @@ final class RangeStreamer implements Exchange.StreamListener {
     this.ctx = exchange.context();
   }
 
+  /**
+   * Fetches the first batch before answering, so that a source failing at once is an error status
+   * (e.g. 504), not a cut-off 200.
+   */
   void start() {
-    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-    head.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.OCTET_STREAM);
-    exchange.startStream(head, this);
-    pump();
+    cursor
+        .next(BATCH_ENTRIES, BATCH_BYTES)
+        .whenCompleteAsync(
+            (batch, error) -> {
+              if (error != null) {
+                release();
+                exchange.respond(HttpErrorMapper.toResponse(error));
+                return;
+              }
+              HttpResponse head =
+                  new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+              head.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.OCTET_STREAM);
+              exchange.startStream(head, this);
+              onBatch(batch, null);
+            },
+            ctx.executor());
   }
 
   private void pump() {

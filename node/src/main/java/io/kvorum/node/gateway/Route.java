@@ -12,6 +12,7 @@ enum Route {
   ENTITY(KvorumApi.PATH_ENTITY, HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE),
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
+  CLUSTER(KvorumApi.PATH_CLUSTER, HttpMethod.GET),
   LIVE(KvorumApi.PATH_LIVE, HttpMethod.GET),
   READY(KvorumApi.PATH_READY, HttpMethod.GET),
   METRICS(KvorumApi.PATH_METRICS, HttpMethod.GET),

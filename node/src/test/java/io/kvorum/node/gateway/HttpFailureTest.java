@@ -11,6 +11,8 @@ import io.kvorum.api.RangeReader;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
@@ -40,7 +42,9 @@ class HttpFailureTest {
         TestNode.start(
             TestConfig.in(dataDir).requestTimeout(Duration.ofMillis(300)).build(),
             (dir, settings, executor) ->
-                storage = new FaultyStorageEngine(new InMemoryStorageEngine()));
+                new LocalStorage(
+                    storage = new FaultyStorageEngine(new InMemoryStorageEngine()),
+                    new InMemoryHintStore()));
   }
 
   @AfterEach

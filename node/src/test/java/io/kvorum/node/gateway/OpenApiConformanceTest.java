@@ -6,7 +6,10 @@ import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.testing.TestNode;
@@ -54,7 +57,9 @@ class OpenApiConformanceTest {
                 .maxValueBytes(1024)
                 .build(),
             (dir, settings, executor) ->
-                storage = new FaultyStorageEngine(new InMemoryStorageEngine()));
+                new LocalStorage(
+                    storage = new FaultyStorageEngine(new InMemoryStorageEngine()),
+                    new InMemoryHintStore()));
   }
 
   @AfterEach
@@ -84,7 +89,9 @@ class OpenApiConformanceTest {
     r.put("GET /v0/entities 200", () -> send("GET", "/v0/entities?start=a"));
     r.put("GET /v0/entities 400", () -> send("GET", "/v0/entities"));
     r.put("GET /v0/entities 503", () -> whileDraining("/v0/entities?start=a"));
+    r.put("GET /v0/entities 504", () -> unreachablePeerBeforeTheFirstEntry());
     r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
+    r.put("GET /v0/cluster 200", () -> send("GET", KvorumApi.PATH_CLUSTER));
     r.put("GET /v0/status 503", () -> whileDraining(KvorumApi.PATH_STATUS));
     r.put("GET /health/live 200", () -> send("GET", KvorumApi.PATH_LIVE));
     r.put("GET /health/ready 200", () -> send("GET", KvorumApi.PATH_READY));
@@ -187,7 +194,9 @@ class OpenApiConformanceTest {
         TestNode.start(
             TestConfig.in(dataDir.resolve("draining-" + System.nanoTime())).build(),
             (dir, settings, executor) ->
-                slowStorage[0] = new FaultyStorageEngine(new InMemoryStorageEngine()));
+                new LocalStorage(
+                    slowStorage[0] = new FaultyStorageEngine(new InMemoryStorageEngine()),
+                    new InMemoryHintStore()));
     try (RawHttpConnection early = new RawHttpConnection(draining.address());
         RawHttpConnection held = new RawHttpConnection(draining.address())) {
       slowStorage[0].delay(Duration.ofMillis(800));
@@ -209,6 +218,17 @@ class OpenApiConformanceTest {
       assertThat(held.readResponse().status()).as("the request in flight finishes").isEqualTo(404);
       stopper.join();
       return status;
+    }
+  }
+
+  /** A two-node cluster whose other node answers too late for the first batch of a range. */
+  private int unreachablePeerBeforeTheFirstEntry() throws Exception {
+    try (LocalCluster cluster =
+        LocalCluster.start(2, c -> c.requestTimeout(Duration.ofMillis(200)))) {
+      cluster.network().delay(cluster.id(1), cluster.id(2), Duration.ofSeconds(1));
+      try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
+        return raw.request("GET", "/v0/entities?start=a").status();
+      }
     }
   }
 

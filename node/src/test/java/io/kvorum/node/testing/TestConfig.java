@@ -20,6 +20,8 @@ public final class TestConfig {
   private long writeBufferBytes = 4 << 20;
   private Duration tombstoneGrace = Duration.ofDays(10);
   private Duration sweepInterval = Duration.ofMinutes(10);
+  private Duration hintWindow = Duration.ofHours(3);
+  private Duration catchUpTimeout = Duration.ofSeconds(5);
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -74,6 +76,16 @@ public final class TestConfig {
     return this;
   }
 
+  public TestConfig hintWindow(Duration window) {
+    this.hintWindow = window;
+    return this;
+  }
+
+  public TestConfig catchUpTimeout(Duration timeout) {
+    this.catchUpTimeout = timeout;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -93,6 +105,7 @@ public final class TestConfig {
             maxDiskBytes,
             tombstoneGrace,
             sweepInterval),
+        new NodeConfig.Replication(hintWindow, 100_000, catchUpTimeout),
         Duration.ofSeconds(5));
   }
 }

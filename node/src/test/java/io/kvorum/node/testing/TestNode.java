@@ -10,27 +10,38 @@ import java.time.Duration;
 public final class TestNode implements AutoCloseable {
   private final NodeConfig config;
   private final NodeBootstrap.StorageFactory storage;
+  private final NodeBootstrap.Interconnect network;
   private NodeBootstrap node;
   private KvorumClient client;
 
-  private TestNode(NodeConfig config, NodeBootstrap.StorageFactory storage) {
+  private TestNode(
+      NodeConfig config, NodeBootstrap.StorageFactory storage, NodeBootstrap.Interconnect network) {
     this.config = config;
     this.storage = storage;
+    this.network = network;
   }
 
-  /** Starts a node on RocksDB. */
+  /** Starts a one-node cluster on RocksDB. */
   public static TestNode start(NodeConfig config) {
     return start(config, NodeBootstrap.StorageFactory.ROCKSDB);
   }
 
+  /** Starts a one-node cluster on the storage given. */
   public static TestNode start(NodeConfig config, NodeBootstrap.StorageFactory storage) {
-    TestNode node = new TestNode(config, storage);
+    return start(config, storage, new InMemoryNetwork());
+  }
+
+  /** Starts a node of a cluster whose nodes talk over {@code network}; waits until it is ready. */
+  public static TestNode start(
+      NodeConfig config, NodeBootstrap.StorageFactory storage, NodeBootstrap.Interconnect network) {
+    TestNode node = new TestNode(config, storage, network);
     node.boot();
     return node;
   }
 
   private void boot() {
-    node = NodeBootstrap.start(config, storage);
+    node = NodeBootstrap.start(config, storage, network);
+    node.awaitReady();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
   }
 
@@ -58,6 +69,19 @@ public final class TestNode implements AutoCloseable {
   public void restart() {
     stop();
     boot();
+  }
+
+  /** Starts again after {@link #stop()}, on the same data directory. */
+  public void startAgain() {
+    boot();
+  }
+
+  public boolean running() {
+    return client != null;
+  }
+
+  public NodeConfig config() {
+    return config;
   }
 
   public void stop() {

@@ -8,6 +8,8 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.HintStore;
+import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import java.nio.ByteBuffer;
@@ -60,6 +62,7 @@ import org.rocksdb.WriteOptions;
  */
 public final class RocksDbStorageEngine implements StorageEngine {
   private static final String DEATHS = "deaths";
+  private static final String HINTS = "hints";
   private static final int STRIPES = 1024;
 
   static {
@@ -71,6 +74,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final RocksDB db;
   private final ColumnFamilyHandle records;
   private final ColumnFamilyHandle deaths;
+  private final RocksDbHintStore hints;
   private final WriteOptions writeOptions;
   private final ReadOptions pointReads;
   private final LRUCache blockCache;
@@ -98,6 +102,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new ReentrantLock();
     }
+    this.hints = new RocksDbHintStore(this, db, handles.get(2));
   }
 
   /**
@@ -148,7 +153,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
               directory.toString(),
               List.of(
                   new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, recordOptions),
-                  new ColumnFamilyDescriptor(bytes(DEATHS), deathOptions)),
+                  new ColumnFamilyDescriptor(bytes(DEATHS), deathOptions),
+                  new ColumnFamilyDescriptor(bytes(HINTS), deathOptions)),
               handles);
       // Handles and the database close before the options they were opened with.
       List<RocksObject> owned = new ArrayList<>(handles);
@@ -263,6 +269,20 @@ public final class RocksDbStorageEngine implements StorageEngine {
     }
   }
 
+  /** The hints kept in this database, beside the records. */
+  public HintStore hints() {
+    return hints;
+  }
+
+  /** This engine and its hints, as a node uses them. */
+  public LocalStorage asLocalStorage() {
+    return new LocalStorage(this, hints);
+  }
+
+  WriteOptions writeOptions() {
+    return writeOptions;
+  }
+
   @Override
   public StorageStats stats() {
     lifecycle.readLock().lock();
@@ -304,11 +324,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   /** A RocksDB call that may throw, run under the open-engine guard. */
   @FunctionalInterface
-  private interface RocksCall<T> {
+  interface RocksCall<T> {
     T call() throws RocksDBException;
   }
 
-  private <T> CompletableFuture<T> submit(String operation, Key key, RocksCall<T> call) {
+  <T> CompletableFuture<T> submit(String operation, Key key, RocksCall<T> call) {
     try {
       return CompletableFuture.supplyAsync(() -> guarded(operation, key, call), executor);
     } catch (RejectedExecutionException e) {

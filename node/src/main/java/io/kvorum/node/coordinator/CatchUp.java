@@ -1,0 +1,54 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.replication.PeerTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Catch-up before ready: a starting node says hello to every peer, and each peer delivers the hints
+ * it holds for this node before answering. The node reports ready once every reachable peer
+ * answered; an unreachable peer fails fast and is skipped; the whole wait is bounded.
+ */
+public final class CatchUp {
+  private static final Logger log = LoggerFactory.getLogger(CatchUp.class);
+
+  private CatchUp() {}
+
+  /** Completes (never exceptionally) when catch-up is over, at the latest after {@code limit}. */
+  public static CompletableFuture<Void> run(
+      Topology topology, PeerTransport transport, Duration limit) {
+    List<CompletableFuture<Void>> hellos = new ArrayList<>();
+    for (Member peer : topology.peers()) {
+      hellos.add(
+          transport
+              .hello(peer.id())
+              .orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS)
+              .handle(
+                  (delivered, error) -> {
+                    if (error == null) {
+                      log.info("caught up with {}: it delivered {} hints", peer.id(), delivered);
+                    } else {
+                      log.info("skipping catch-up with {}: {}", peer.id(), rootMessage(error));
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(hellos.toArray(CompletableFuture[]::new))
+        .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static String rootMessage(Throwable error) {
+    Throwable root = error;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage() == null ? root : root.getMessage());
+  }
+}

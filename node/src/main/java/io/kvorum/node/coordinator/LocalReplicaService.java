@@ -1,0 +1,42 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.replication.ReplicaService;
+import io.kvorum.node.storage.StorageEngine;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** What this node does for its peers: its own replicas, and the hints it holds for them. */
+public final class LocalReplicaService implements ReplicaService {
+  private final StorageEngine storage;
+  private final HintedHandoff handoff;
+
+  public LocalReplicaService(StorageEngine storage, HintedHandoff handoff) {
+    this.storage = storage;
+    this.handoff = handoff;
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> read(Key key) {
+    return storage.get(key);
+  }
+
+  @Override
+  public CompletableFuture<Void> write(Key key, Record record) {
+    return storage.put(key, record).thenApply(applied -> null);
+  }
+
+  @Override
+  public ScanCursor scan(KeyRange range) {
+    return storage.scan(range);
+  }
+
+  @Override
+  public CompletableFuture<Long> hello(NodeId peer) {
+    return handoff.deliver(peer);
+  }
+}

@@ -1,0 +1,54 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read repair: once every replica of a read has answered (or could not), the newest record among
+ * the answers is written back, in the background, to each replica that answered with an older one
+ * or none. Replicas that did not answer are left to hinted handoff and later reads.
+ */
+final class ReadRepairer {
+  private static final Logger log = LoggerFactory.getLogger(ReadRepairer.class);
+  private final Replicas replicas;
+  private final Counter repairs;
+
+  ReadRepairer(Replicas replicas, MeterRegistry registry) {
+    this.replicas = replicas;
+    this.repairs =
+        Counter.builder("kvorum.read.repairs")
+            .description("stale replicas sent the newest record by read repair")
+            .register(registry);
+  }
+
+  void repair(Key key, Map<NodeId, Optional<Record>> answers) {
+    Record newest = null;
+    for (Optional<Record> answer : answers.values()) {
+      newest = Record.newest(newest, answer.orElse(null));
+    }
+    if (newest == null) {
+      return;
+    }
+    for (Map.Entry<NodeId, Optional<Record>> answer : answers.entrySet()) {
+      if (newest.supersedes(answer.getValue().orElse(null))) {
+        repairs.increment();
+        NodeId stale = answer.getKey();
+        replicas
+            .write(stale, key, newest)
+            .whenComplete(
+                (ok, error) -> {
+                  if (error != null) {
+                    log.debug("read repair of {} on {} failed: {}", key, stale, error.toString());
+                  }
+                });
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.kvorum.node.replication;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a node serves to its peers: operations on its own replicas. A transport's server side (gRPC,
+ * or the in-memory network of tests) calls it for every request a peer sends.
+ *
+ * <p>Contract: never blocks the caller; {@link #write} keeps the last-writer-wins winner; {@link
+ * #hello} completes only once every hint this node holds for {@code peer} was delivered or found
+ * undeliverable.
+ */
+public interface ReplicaService {
+  CompletableFuture<Optional<Record>> read(Key key);
+
+  CompletableFuture<Void> write(Key key, Record record);
+
+  /** This node's own records in {@code range}, tombstones and expired records included. */
+  ScanCursor scan(KeyRange range);
+
+  /**
+   * {@code peer} has (re)started: deliver the hints held for it now.
+   *
+   * @return how many hints were delivered
+   */
+  CompletableFuture<Long> hello(NodeId peer);
+}

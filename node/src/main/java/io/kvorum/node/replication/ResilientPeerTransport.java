@@ -1,0 +1,204 @@
+package io.kvorum.node.replication;
+
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Guards every call to a peer with a Resilience4j circuit breaker and bulkhead per peer, and times
+ * it ({@code kvorum_replica_calls_seconds} by peer, operation and outcome).
+ *
+ * <p>A peer whose breaker is open (it failed most of its recent calls) is answered "not available"
+ * at once instead of costing every request a timeout; after a pause a few trial calls decide
+ * whether it is back. The bulkhead caps the calls in flight to one peer, so a slow peer cannot
+ * absorb all of a coordinator's memory; a call beyond the cap fails at once.
+ */
+public final class ResilientPeerTransport implements PeerTransport {
+  private final PeerTransport delegate;
+  private final CircuitBreakerRegistry breakers;
+  private final BulkheadRegistry bulkheads;
+  private final MeterRegistry registry;
+
+  /**
+   * @param maxCallsInFlight calls to one peer that may be in flight at once
+   * @param openFor how long an open breaker refuses calls before trying again
+   */
+  public ResilientPeerTransport(
+      PeerTransport delegate, int maxCallsInFlight, Duration openFor, MeterRegistry registry) {
+    this.delegate = delegate;
+    this.registry = registry;
+    this.breakers =
+        CircuitBreakerRegistry.of(
+            CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(20)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(openFor)
+                .permittedNumberOfCallsInHalfOpenState(3)
+                .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                .build());
+    this.bulkheads =
+        BulkheadRegistry.of(
+            BulkheadConfig.custom()
+                .maxConcurrentCalls(maxCallsInFlight)
+                .maxWaitDuration(Duration.ZERO)
+                .build());
+    TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(registry);
+    TaggedBulkheadMetrics.ofBulkheadRegistry(bulkheads).bindTo(registry);
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
+    return guarded(peer, "read", () -> delegate.read(peer, key));
+  }
+
+  @Override
+  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
+    return guarded(peer, "write", () -> delegate.write(peer, key, record));
+  }
+
+  @Override
+  public CompletableFuture<Long> hello(NodeId peer) {
+    return guarded(peer, "hello", () -> delegate.hello(peer));
+  }
+
+  @Override
+  public ScanCursor scan(NodeId peer, KeyRange range) {
+    CircuitBreaker breaker = breaker(peer);
+    if (!breaker.tryAcquirePermission()) {
+      return failedCursor(unavailable(peer, "its circuit breaker is open"));
+    }
+    breaker.releasePermission();
+    ScanCursor cursor = delegate.scan(peer, range);
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return measured(peer, "scan", cursor.next(maxEntries, maxBytes), System.nanoTime());
+      }
+
+      @Override
+      public void close() {
+        cursor.close();
+      }
+    };
+  }
+
+  @Override
+  public PeerState state(NodeId peer) {
+    PeerState underlying = delegate.state(peer);
+    CircuitBreaker.State circuit = breaker(peer).getState();
+    boolean open =
+        circuit == CircuitBreaker.State.OPEN || circuit == CircuitBreaker.State.FORCED_OPEN;
+    return new PeerState(
+        underlying.reachable() && !open,
+        underlying.reachable()
+            ? "circuit " + circuit.name().toLowerCase(Locale.ROOT)
+            : underlying.detail());
+  }
+
+  @Override
+  public void onPeerReachable(Consumer<NodeId> listener) {
+    delegate.onPeerReachable(listener);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  private <T> CompletableFuture<T> guarded(
+      NodeId peer, String operation, Supplier<CompletableFuture<T>> call) {
+    Bulkhead bulkhead = bulkheads.bulkhead(peer.value());
+    if (!bulkhead.tryAcquirePermission()) {
+      return count(peer, operation, "rejected", unavailable(peer, "too many calls in flight"));
+    }
+    CircuitBreaker breaker = breaker(peer);
+    if (!breaker.tryAcquirePermission()) {
+      bulkhead.onComplete();
+      return count(peer, operation, "rejected", unavailable(peer, "its circuit breaker is open"));
+    }
+    long start = System.nanoTime();
+    CompletableFuture<T> result;
+    try {
+      result = call.get();
+    } catch (RuntimeException e) {
+      result = CompletableFuture.failedFuture(e);
+    }
+    return measured(peer, operation, result, start)
+        .whenComplete(
+            (value, error) -> {
+              bulkhead.onComplete();
+              long elapsed = System.nanoTime() - start;
+              if (error == null) {
+                breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+              } else {
+                breaker.onError(elapsed, TimeUnit.NANOSECONDS, error);
+              }
+            });
+  }
+
+  private <T> CompletableFuture<T> measured(
+      NodeId peer, String operation, CompletableFuture<T> result, long start) {
+    return result.whenComplete(
+        (value, error) ->
+            timer(peer, operation, error == null ? "ok" : "error")
+                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+  }
+
+  private <T> CompletableFuture<T> count(
+      NodeId peer, String operation, String outcome, RuntimeException error) {
+    timer(peer, operation, outcome).record(0, TimeUnit.NANOSECONDS);
+    return CompletableFuture.failedFuture(error);
+  }
+
+  private Timer timer(NodeId peer, String operation, String outcome) {
+    return Timer.builder("kvorum.replica.calls")
+        .description("calls to other nodes' replicas by peer, operation and outcome")
+        .tag("peer", peer.value())
+        .tag("operation", operation)
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  private CircuitBreaker breaker(NodeId peer) {
+    return breakers.circuitBreaker(peer.value());
+  }
+
+  private static PeerUnavailableException unavailable(NodeId peer, String reason) {
+    return new PeerUnavailableException(peer, reason, null);
+  }
+
+  private static ScanCursor failedCursor(RuntimeException error) {
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return CompletableFuture.failedFuture(error);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

@@ -1,0 +1,196 @@
+package io.kvorum.node.replication.grpc;
+
+import io.grpc.ConnectivityState;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
+import io.kvorum.node.replication.PeerTransport;
+import io.kvorum.node.replication.PeerUnavailableException;
+import io.kvorum.proto.replica.v1.HelloRequest;
+import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.ReadRequest;
+import io.kvorum.proto.replica.v1.ReplicaRequest;
+import io.kvorum.proto.replica.v1.ReplicaResponse;
+import io.kvorum.proto.replica.v1.WriteRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * {@link PeerTransport} over gRPC: one channel per peer, replica reads and writes multiplexed on
+ * one long-lived stream per peer ({@link PeerChannel}), scans as server-streaming calls, hello as a
+ * unary call. Connections are kept alive with HTTP/2 pings, so a peer that freezes is noticed
+ * within seconds even when no request is waiting on it.
+ */
+public final class GrpcPeerTransport implements PeerTransport {
+  private final Clock clock;
+  private final NodeId self;
+  private final Duration callTimeout;
+  private final Duration helloTimeout;
+  private final Map<NodeId, PeerChannel> peers;
+  private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
+
+  /**
+   * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
+   * @param helloTimeout deadline of a hello, which waits for the peer to deliver its hints
+   * @param maxMessageBytes the largest message accepted (a value plus its key and framing)
+   */
+  public GrpcPeerTransport(
+      Topology topology,
+      Clock clock,
+      ScheduledExecutorService timers,
+      Duration callTimeout,
+      Duration helloTimeout,
+      int maxMessageBytes) {
+    this.clock = clock;
+    this.self = topology.self();
+    this.callTimeout = callTimeout;
+    this.helloTimeout = helloTimeout;
+    this.peers =
+        topology.peers().stream()
+            .collect(
+                Collectors.toUnmodifiableMap(
+                    Member::id,
+                    member ->
+                        new PeerChannel(
+                            member.id(),
+                            NettyChannelBuilder.forAddress(member.host(), member.grpcPort())
+                                .usePlaintext()
+                                .directExecutor()
+                                .keepAliveTime(5, TimeUnit.SECONDS)
+                                .keepAliveTimeout(3, TimeUnit.SECONDS)
+                                .keepAliveWithoutCalls(true)
+                                .maxInboundMessageSize(maxMessageBytes)
+                                .build(),
+                            clock,
+                            timers,
+                            callTimeout,
+                            this::reachable)));
+  }
+
+  private void reachable(NodeId peer) {
+    reachableListeners.forEach(listener -> listener.accept(peer));
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
+    return call(
+            peer,
+            ReplicaRequest.newBuilder()
+                .setRead(ReadRequest.newBuilder().setKey(ProtoMapping.bytes(key.bytes()))))
+        .thenApply(
+            response ->
+                response.getRead().hasRecord()
+                    ? Optional.of(ProtoMapping.fromProto(response.getRead().getRecord()))
+                    : Optional.empty());
+  }
+
+  @Override
+  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
+    return call(
+            peer,
+            ReplicaRequest.newBuilder()
+                .setWrite(
+                    WriteRequest.newBuilder()
+                        .setKey(ProtoMapping.bytes(key.bytes()))
+                        .setRecord(ProtoMapping.toProto(record))))
+        .thenApply(response -> null);
+  }
+
+  private CompletableFuture<ReplicaResponse> call(NodeId peer, ReplicaRequest.Builder request) {
+    PeerChannel channel = channel(peer);
+    return channel
+        .call(request)
+        .thenCompose(
+            response ->
+                response.hasError()
+                    ? CompletableFuture.failedFuture(
+                        channel.unavailable(
+                            "it failed the request ("
+                                + response.getError().getCode()
+                                + "): "
+                                + response.getError().getMessage(),
+                            null))
+                    : CompletableFuture.completedFuture(response));
+  }
+
+  @Override
+  public ScanCursor scan(NodeId peer, KeyRange range) {
+    return new GrpcScanCursor(channel(peer), clock, callTimeout, range);
+  }
+
+  @Override
+  public CompletableFuture<Long> hello(NodeId peer) {
+    PeerChannel channel = channel(peer);
+    CompletableFuture<Long> delivered = new CompletableFuture<>();
+    channel
+        .stub()
+        .withDeadlineAfter(helloTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .hello(
+            HelloRequest.newBuilder()
+                .setNodeId(self.value())
+                .setHlc(clock.current().value())
+                .build(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(HelloResponse response) {
+                clock.observe(new Version(response.getHlc()));
+                delivered.complete(response.getHintsDelivered());
+              }
+
+              @Override
+              public void onError(Throwable error) {
+                delivered.completeExceptionally(
+                    channel.unavailable("hello failed: " + error.getMessage(), error));
+              }
+
+              @Override
+              public void onCompleted() {
+                delivered.complete(0L);
+              }
+            });
+    return delivered;
+  }
+
+  @Override
+  public PeerState state(NodeId peer) {
+    ConnectivityState state = channel(peer).state();
+    boolean reachable =
+        state != ConnectivityState.TRANSIENT_FAILURE && state != ConnectivityState.SHUTDOWN;
+    return new PeerState(reachable, "connection " + state.name().toLowerCase(Locale.ROOT));
+  }
+
+  @Override
+  public void onPeerReachable(Consumer<NodeId> listener) {
+    reachableListeners.add(listener);
+  }
+
+  private PeerChannel channel(NodeId peer) {
+    PeerChannel channel = peers.get(peer);
+    if (channel == null) {
+      throw new PeerUnavailableException(peer, "it is not in the topology", null);
+    }
+    return channel;
+  }
+
+  @Override
+  public void close() {
+    peers.values().forEach(PeerChannel::close);
+  }
+}

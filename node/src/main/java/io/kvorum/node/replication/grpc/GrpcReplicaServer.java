@@ -1,0 +1,64 @@
+package io.kvorum.node.replication.grpc;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.replication.ReplicaService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The inter-node gRPC server: this node's {@link ReplicaService}, served to its peers. */
+public final class GrpcReplicaServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
+  private final Server server;
+
+  private GrpcReplicaServer(Server server) {
+    this.server = server;
+  }
+
+  /**
+   * Binds {@code port} on every interface and starts serving.
+   *
+   * @throws UncheckedIOException if the port cannot be bound
+   */
+  public static GrpcReplicaServer start(
+      NodeId self, int port, ReplicaService service, Clock clock, int maxMessageBytes) {
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(port))
+            .addService(new ReplicaEndpoint(self, service, clock))
+            .directExecutor()
+            .permitKeepAliveTime(2, TimeUnit.SECONDS)
+            .permitKeepAliveWithoutCalls(true)
+            .maxInboundMessageSize(maxMessageBytes)
+            .build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on port " + port + ": " + e.getMessage(), e);
+    }
+    log.info("inter-node gRPC listening on port {}", server.getPort());
+    return new GrpcReplicaServer(server);
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package io.kvorum.node.replication.grpc;
+
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
+import io.kvorum.proto.replica.v1.ScanBatch;
+import io.kvorum.proto.replica.v1.ScanRequest;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A peer's scan as a pull cursor over a server-streaming call. gRPC flow control does the
+ * back-pressure: one batch is asked for ahead of the consumer, no more, so the peer stops sending
+ * while the consumer is slow. Waiting for a batch has a deadline; a broken call fails the cursor.
+ */
+final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanRequest, ScanBatch> {
+  private final PeerChannel channel;
+  private final Clock clock;
+  private final Duration batchTimeout;
+  private final ArrayDeque<List<Entry>> received = new ArrayDeque<>();
+  private ClientCallStreamObserver<ScanRequest> call;
+  private CompletableFuture<List<Entry>> waiting;
+  private boolean finished;
+  private Throwable failure;
+
+  GrpcScanCursor(PeerChannel channel, Clock clock, Duration batchTimeout, KeyRange range) {
+    this.channel = channel;
+    this.clock = clock;
+    this.batchTimeout = batchTimeout;
+    ScanRequest.Builder request =
+        ScanRequest.newBuilder()
+            .setHlc(clock.current().value())
+            .setStart(ProtoMapping.bytes(range.start().bytes()));
+    range.end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
+    channel.stub().scan(request.build(), this);
+  }
+
+  @Override
+  public void beforeStart(ClientCallStreamObserver<ScanRequest> call) {
+    this.call = call;
+    call.disableAutoRequestWithInitial(1);
+  }
+
+  @Override
+  public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+    CompletableFuture<List<Entry>> result;
+    synchronized (this) {
+      if (waiting != null) {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("next() called before the previous batch arrived"));
+      }
+      if (!received.isEmpty()) {
+        call.request(1);
+        return CompletableFuture.completedFuture(received.poll());
+      }
+      if (failure != null) {
+        return CompletableFuture.failedFuture(failure);
+      }
+      if (finished) {
+        return CompletableFuture.completedFuture(List.of());
+      }
+      result = new CompletableFuture<>();
+      waiting = result;
+    }
+    return result
+        .orTimeout(batchTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (batch, error) -> {
+              if (error != null) {
+                close();
+              }
+            });
+  }
+
+  @Override
+  public void onNext(ScanBatch batch) {
+    clock.observe(new Version(batch.getHlc()));
+    List<Entry> entries = ProtoMapping.fromProto(batch);
+    CompletableFuture<List<Entry>> consumer;
+    synchronized (this) {
+      consumer = waiting;
+      waiting = null;
+      if (consumer == null) {
+        received.add(entries);
+      } else {
+        call.request(1);
+      }
+    }
+    if (consumer != null) {
+      consumer.complete(entries);
+    }
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    CompletableFuture<List<Entry>> consumer;
+    synchronized (this) {
+      failure = channel.unavailable("its scan failed: " + error.getMessage(), error);
+      consumer = waiting;
+      waiting = null;
+    }
+    if (consumer != null) {
+      consumer.completeExceptionally(failure);
+    }
+  }
+
+  @Override
+  public void onCompleted() {
+    CompletableFuture<List<Entry>> consumer;
+    synchronized (this) {
+      finished = true;
+      consumer = waiting;
+      waiting = null;
+    }
+    if (consumer != null) {
+      consumer.complete(List.of());
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (!finished && failure == null) {
+      call.cancel("scan closed", null);
+    }
+  }
+}

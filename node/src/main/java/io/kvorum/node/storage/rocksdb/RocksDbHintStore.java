@@ -1,0 +1,163 @@
+package io.kvorum.node.storage.rocksdb;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.storage.HintStore;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+
+/**
+ * Hints in their own column family of the node's RocksDB, written through the same write-ahead log
+ * as records. Key: target id (length-prefixed), creation time and a sequence number, so a target's
+ * hints are contiguous and oldest first; value: the key and the encoded record.
+ */
+final class RocksDbHintStore implements HintStore {
+  private final RocksDbStorageEngine engine;
+  private final RocksDB db;
+  private final ColumnFamilyHandle hints;
+  private final Map<NodeId, AtomicLong> pending = new ConcurrentHashMap<>();
+  private final AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong() >>> 1);
+
+  RocksDbHintStore(RocksDbStorageEngine engine, RocksDB db, ColumnFamilyHandle hints) {
+    this.engine = engine;
+    this.db = db;
+    this.hints = hints;
+    countExisting();
+  }
+
+  private void countExisting() {
+    try (RocksIterator it = db.newIterator(hints)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        counter(target(it.key())).incrementAndGet();
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> add(NodeId target, Key key, Record record, long createdAtMillis) {
+    byte[] id = id(target, createdAtMillis, sequence.incrementAndGet());
+    byte[] encoded = RecordCodec.encode(record);
+    byte[] value =
+        ByteBuffer.allocate(Integer.BYTES + key.size() + encoded.length)
+            .putInt(key.size())
+            .put(key.bytes())
+            .put(encoded)
+            .array();
+    return engine.submit(
+        "store hint",
+        key,
+        () -> {
+          db.put(hints, engine.writeOptions(), id, value);
+          counter(target).incrementAndGet();
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<List<Hint>> oldest(NodeId target, int limit) {
+    byte[] prefix = prefix(target);
+    return engine.submit(
+        "read hints",
+        null,
+        () -> {
+          List<Hint> found = new ArrayList<>();
+          try (RocksIterator it = db.newIterator(hints)) {
+            for (it.seek(prefix); it.isValid() && found.size() < limit; it.next()) {
+              byte[] id = it.key();
+              if (!startsWith(id, prefix)) {
+                break;
+              }
+              found.add(decode(target, id, it.value()));
+            }
+            it.status();
+          }
+          return found;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> remove(List<Hint> delivered) {
+    return engine.submit(
+        "remove hints",
+        null,
+        () -> {
+          try (WriteBatch batch = new WriteBatch()) {
+            List<NodeId> removed = new ArrayList<>();
+            for (Hint hint : delivered) {
+              if (db.get(hints, hint.id()) != null) {
+                batch.delete(hints, hint.id());
+                removed.add(hint.target());
+              }
+            }
+            db.write(engine.writeOptions(), batch);
+            removed.forEach(target -> counter(target).decrementAndGet());
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public long pending(NodeId target) {
+    AtomicLong count = pending.get(target);
+    return count == null ? 0 : count.get();
+  }
+
+  @Override
+  public Set<NodeId> targets() {
+    return pending.entrySet().stream()
+        .filter(e -> e.getValue().get() > 0)
+        .map(Map.Entry::getKey)
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  private AtomicLong counter(NodeId target) {
+    return pending.computeIfAbsent(target, t -> new AtomicLong());
+  }
+
+  private static byte[] prefix(NodeId target) {
+    byte[] id = target.value().getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(1 + id.length).put((byte) id.length).put(id).array();
+  }
+
+  private static byte[] id(NodeId target, long createdAtMillis, long sequence) {
+    byte[] prefix = prefix(target);
+    return ByteBuffer.allocate(prefix.length + 2 * Long.BYTES)
+        .put(prefix)
+        .putLong(createdAtMillis)
+        .putLong(sequence)
+        .array();
+  }
+
+  private static NodeId target(byte[] id) {
+    return NodeId.of(new String(id, 1, id[0] & 0xFF, StandardCharsets.UTF_8));
+  }
+
+  private static Hint decode(NodeId target, byte[] id, byte[] value) {
+    ByteBuffer buffer = ByteBuffer.wrap(value);
+    byte[] key = new byte[buffer.getInt()];
+    buffer.get(key);
+    byte[] record = Arrays.copyOfRange(value, buffer.position(), value.length);
+    long createdAt = ByteBuffer.wrap(id).getLong(id.length - 2 * Long.BYTES);
+    return new Hint(id, target, Key.of(key), RecordCodec.decode(record), createdAt);
+  }
+
+  private static boolean startsWith(byte[] bytes, byte[] prefix) {
+    return bytes.length >= prefix.length
+        && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+  }
+}

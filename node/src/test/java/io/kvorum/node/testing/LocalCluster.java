@@ -1,0 +1,117 @@
+package io.kvorum.node.testing;
+
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.NodeBootstrap;
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.NodeId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of real nodes in one JVM: each with its own RocksDB and HTTP port, talking over an
+ * {@link InMemoryNetwork} that can partition, slow and lose them. Nodes are {@code n1}…{@code nN}
+ * and can be stopped and started again on their data.
+ */
+public final class LocalCluster implements AutoCloseable {
+  private final Path root;
+  private final InMemoryNetwork network = new InMemoryNetwork();
+  private final List<TestNode> nodes = new ArrayList<>();
+  private final List<NodeId> ids;
+
+  private LocalCluster(Path root, int size, UnaryOperator<TestConfig> tweak) {
+    this.root = root;
+    this.ids = IntStream.rangeClosed(1, size).mapToObj(i -> NodeId.of("n" + i)).toList();
+    List<Member> members = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      members.add(new Member(ids.get(i), "n" + (i + 1) + ".test", 9090));
+    }
+    for (NodeId id : ids) {
+      TestConfig config =
+          tweak.apply(TestConfig.in(root.resolve(id.value())).topology(new Topology(id, members)));
+      nodes.add(TestNode.start(config.build(), NodeBootstrap.StorageFactory.ROCKSDB, network));
+    }
+  }
+
+  /** Starts {@code size} nodes with the test defaults. */
+  public static LocalCluster start(int size) {
+    return start(size, UnaryOperator.identity());
+  }
+
+  /** Starts {@code size} nodes, each configured through {@code tweak}. */
+  public static LocalCluster start(int size, UnaryOperator<TestConfig> tweak) {
+    try {
+      return new LocalCluster(Files.createTempDirectory("kvorum-cluster"), size, tweak);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public int size() {
+    return nodes.size();
+  }
+
+  /** Node {@code i}, counted from 1. */
+  public TestNode node(int i) {
+    return nodes.get(i - 1);
+  }
+
+  public NodeId id(int i) {
+    return ids.get(i - 1);
+  }
+
+  public List<NodeId> ids() {
+    return ids;
+  }
+
+  /** A client of node {@code i}, counted from 1. */
+  public KvorumClient client(int i) {
+    return node(i).client();
+  }
+
+  /** Stops node {@code i} gracefully; its data stays. */
+  public void stop(int i) {
+    node(i).stop();
+  }
+
+  /** Starts node {@code i} again on its data; returns once it is ready. */
+  public void startNode(int i) {
+    node(i).startAgain();
+  }
+
+  /** Cuts node {@code a} and node {@code b} off from each other. */
+  public void partition(int a, int b) {
+    network.partition(id(a), id(b));
+  }
+
+  /** Cuts node {@code i} off from every other node. */
+  public void isolate(int i) {
+    network.isolate(id(i), ids);
+  }
+
+  public void heal() {
+    network.heal();
+  }
+
+  public InMemoryNetwork network() {
+    return network;
+  }
+
+  @Override
+  public void close() {
+    nodes.stream().filter(TestNode::running).forEach(TestNode::close);
+    try (Stream<Path> files = Files.walk(root)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory; nothing more to do
+    }
+  }
+}
