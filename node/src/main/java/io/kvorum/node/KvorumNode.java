@@ -21,6 +21,7 @@ import sun.misc.Signal;
     sortOptions = false,
     usageHelpAutoWidth = true,
     header = "Runs a node of kvorum, a Dynamo-style distributed key-value store.",
+    subcommands = LocalClusterCommand.class,
     description = {
       "",
       "Clients use the HTTP API on --http-port (GET/PUT/DELETE /v0/entity?id=KEY);"
@@ -35,6 +36,12 @@ import sun.misc.Signal;
       "  kvorum-node --node-id n1 --http-port 8080 --grpc-port 9090 --data-dir /var/lib/kvorum",
       "  curl -X PUT --data-binary 'hello' 'http://localhost:8080/v0/entity?id=greeting'",
       "  curl 'http://localhost:8080/v0/entity?id=greeting'",
+      "",
+      "Example, a cluster of three (every node gets the same --peers, itself included):",
+      "  kvorum-node --node-id n1 --peers n1=10.0.0.1:9090,n2=10.0.0.2:9090,n3=10.0.0.3:9090",
+      "",
+      "A three-node cluster on this machine, for a first try:",
+      "  kvorum-node local --nodes 3",
       "",
       "Exit codes: 0 stopped normally, 2 invalid configuration, 1 unexpected failure."
     })

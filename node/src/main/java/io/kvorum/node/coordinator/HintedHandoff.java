@@ -118,15 +118,27 @@ public final class HintedHandoff {
   /**
    * Delivers every hint held for {@code target} now, after any delivery to it already running.
    *
-   * @return how many hints this delivery handed over
+   * @return how many hints were handed over, by this delivery or the one it waited for
    */
   public CompletableFuture<Long> deliver(NodeId target) {
     return deliveries.compute(
         target,
         (peer, running) ->
-            (running == null ? CompletableFuture.completedFuture(0L) : running)
-                .handle((ignored, error) -> 0L)
-                .thenCompose(ignored -> deliverFrom(peer, 0)));
+            running == null || running.isDone()
+                ? deliverFrom(peer, 1, 0)
+                // Wait for the delivery under way, count what it handed over, then look again.
+                : running
+                    .handle((delivered, error) -> delivered == null ? 0L : delivered)
+                    .thenCompose(earlier -> deliverFrom(peer, 1, earlier)));
+  }
+
+  /**
+   * {@code peer} said hello: it is back, whatever its connection back-off or circuit breaker still
+   * say, so clear those and deliver its hints now.
+   */
+  public CompletableFuture<Long> welcome(NodeId peer) {
+    transport.peerAnnounced(peer);
+    return deliver(peer);
   }
 
   /** Delivers to every reachable peer with hints; drops expired hints of the others. */
@@ -138,10 +150,14 @@ public final class HintedHandoff {
     return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
   }
 
-  private CompletableFuture<Long> deliverFrom(NodeId target, long deliveredSoFar) {
+  /**
+   * Delivers in waves that start at one hint and double up to {@value #BATCH} (a slow start): a
+   * peer just back, or a circuit breaker trying it half-open, is not flooded before it answered.
+   */
+  private CompletableFuture<Long> deliverFrom(NodeId target, int wave, long deliveredSoFar) {
     long cutoff = wallMillis.getAsLong() - settings.window().toMillis();
     return store
-        .oldest(target, BATCH)
+        .oldest(target, wave)
         .thenCompose(
             batch -> {
               if (batch.isEmpty()) {
@@ -158,7 +174,7 @@ public final class HintedHandoff {
                         // Stop at a failure: the peer is away again; the next trigger resumes.
                         return sent < live.size()
                             ? CompletableFuture.completedFuture(total)
-                            : deliverFrom(target, total);
+                            : deliverFrom(target, Math.min(2 * wave, BATCH), total);
                       });
             })
         .whenComplete(

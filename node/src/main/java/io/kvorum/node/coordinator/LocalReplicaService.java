@@ -37,6 +37,6 @@ public final class LocalReplicaService implements ReplicaService {
 
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
-    return handoff.deliver(peer);
+    return handoff.welcome(peer);
   }
 }

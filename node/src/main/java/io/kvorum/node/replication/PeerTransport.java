@@ -41,6 +41,12 @@ public interface PeerTransport extends AutoCloseable {
   /** Calls {@code listener} whenever a peer becomes reachable again (e.g. its connection is up). */
   void onPeerReachable(Consumer<NodeId> listener);
 
+  /**
+   * {@code peer} has just shown that it is alive (it said hello): forget what its absence taught
+   * (connection back-off, open circuit breaker) so that calls to it go through at once.
+   */
+  void peerAnnounced(NodeId peer);
+
   @Override
   void close();
 

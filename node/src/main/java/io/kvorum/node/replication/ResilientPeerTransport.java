@@ -124,6 +124,15 @@ public final class ResilientPeerTransport implements PeerTransport {
   }
 
   @Override
+  public void peerAnnounced(NodeId peer) {
+    CircuitBreaker breaker = breaker(peer);
+    if (breaker.getState() != CircuitBreaker.State.CLOSED) {
+      breaker.transitionToClosedState();
+    }
+    delegate.peerAnnounced(peer);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

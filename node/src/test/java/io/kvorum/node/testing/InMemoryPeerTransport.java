@@ -160,6 +160,11 @@ final class InMemoryPeerTransport implements PeerTransport {
   }
 
   @Override
+  public void peerAnnounced(NodeId peer) {
+    // nothing to forget: this network has no back-off
+  }
+
+  @Override
   public void close() {
     closed = true;
   }

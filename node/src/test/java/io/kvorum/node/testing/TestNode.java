@@ -3,13 +3,19 @@ package io.kvorum.node.testing;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.NodeBootstrap;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.storage.HintStore;
+import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 
 /** A real node in this JVM, listening on a free port of 127.0.0.1, with a client for it. */
 public final class TestNode implements AutoCloseable {
   private final NodeConfig config;
   private final NodeBootstrap.StorageFactory storage;
+  private LocalStorage opened;
   private final NodeBootstrap.Interconnect network;
   private NodeBootstrap node;
   private KvorumClient client;
@@ -40,7 +46,11 @@ public final class TestNode implements AutoCloseable {
   }
 
   private void boot() {
-    node = NodeBootstrap.start(config, storage, network);
+    node =
+        NodeBootstrap.start(
+            config,
+            (dir, settings, executor) -> opened = storage.open(dir, settings, executor),
+            network);
     node.awaitReady();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
   }
@@ -63,6 +73,16 @@ public final class TestNode implements AutoCloseable {
 
   public NodeBootstrap bootstrap() {
     return node;
+  }
+
+  /** This node's own records, read directly (not through any coordinator). */
+  public Optional<Record> stored(String key) {
+    return opened.records().get(Key.utf8(key)).join();
+  }
+
+  /** The hints this node holds. */
+  public HintStore hints() {
+    return opened.hints();
   }
 
   /** A graceful stop and a start on the same data directory (a new port). */

@@ -181,6 +181,11 @@ public final class GrpcPeerTransport implements PeerTransport {
     reachableListeners.add(listener);
   }
 
+  @Override
+  public void peerAnnounced(NodeId peer) {
+    channel(peer).reconnectNow();
+  }
+
   private PeerChannel channel(NodeId peer) {
     PeerChannel channel = peers.get(peer);
     if (channel == null) {

@@ -87,6 +87,12 @@ final class PeerChannel implements AutoCloseable {
     return channel.getState(false);
   }
 
+  /** Skips the rest of the reconnect back-off: the peer is known to be back. */
+  void reconnectNow() {
+    channel.resetConnectBackoff();
+    channel.getState(true);
+  }
+
   /** Sends one request on the shared stream; the answer or a failure comes within the deadline. */
   CompletableFuture<ReplicaResponse> call(ReplicaRequest.Builder request) {
     CompletableFuture<ReplicaResponse> result = new CompletableFuture<>();
