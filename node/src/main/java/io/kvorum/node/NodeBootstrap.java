@@ -208,7 +208,7 @@ public final class NodeBootstrap implements AutoCloseable {
             config.topology().peers().stream().map(m -> m.id()).toList(),
             registry);
     serveReplicas(new LocalReplicaService(storage, handoff), clock);
-    transport.onPeerReachable(handoff::deliver);
+    transport.onPeerReachable(handoff::welcome);
     every(timers, HINT_REPLAY_INTERVAL, handoff::deliverAll);
 
     coordinator =

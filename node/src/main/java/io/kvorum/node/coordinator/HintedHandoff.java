@@ -133,8 +133,8 @@ public final class HintedHandoff {
   }
 
   /**
-   * {@code peer} said hello: it is back, whatever its connection back-off or circuit breaker still
-   * say, so clear those and deliver its hints now.
+   * {@code peer} is back (it said hello, or its connection came up again), whatever its connection
+   * back-off or circuit breaker still say: clear those and deliver its hints now.
    */
   public CompletableFuture<Long> welcome(NodeId peer) {
     transport.peerAnnounced(peer);

@@ -22,6 +22,7 @@ public final class TestConfig {
   private Duration sweepInterval = Duration.ofMinutes(10);
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
+  private long maxHintsPerPeer = 100_000;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -81,6 +82,11 @@ public final class TestConfig {
     return this;
   }
 
+  public TestConfig maxHintsPerPeer(long max) {
+    this.maxHintsPerPeer = max;
+    return this;
+  }
+
   public TestConfig catchUpTimeout(Duration timeout) {
     this.catchUpTimeout = timeout;
     return this;
@@ -105,7 +111,7 @@ public final class TestConfig {
             maxDiskBytes,
             tombstoneGrace,
             sweepInterval),
-        new NodeConfig.Replication(hintWindow, 100_000, catchUpTimeout),
+        new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
         Duration.ofSeconds(5));
   }
 }

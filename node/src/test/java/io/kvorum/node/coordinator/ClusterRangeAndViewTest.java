@@ -1,0 +1,140 @@
+package io.kvorum.node.coordinator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.RangeEntry;
+import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.RawHttpConnection;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** Ranges over the whole cluster, and the cluster as one node sees it. */
+class ClusterRangeAndViewTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void aRangeMergesEveryNodesKeysInOrderWithoutDuplicatesOrDeletedKeys() {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      TreeMap<String, String> expected = new TreeMap<>();
+      for (int i = 0; i < 300; i++) {
+        String key = String.format("r/%03d", i);
+        int from = 1 + i % 3; // one, two or three copies, spread over different nodes
+        cluster.client(1 + i % 3).put(utf8(key), utf8("v" + i), Consistency.of(1, from));
+        expected.put(key, "v" + i);
+      }
+      for (int i = 0; i < 300; i += 7) {
+        String key = String.format("r/%03d", i);
+        cluster.client(2).delete(utf8(key), Consistency.of(3, 3));
+        expected.remove(key);
+      }
+      cluster.client(3).put("r/042", "overwritten");
+      expected.put("r/042", "overwritten");
+
+      for (int node = 1; node <= 3; node++) {
+        List<RangeEntry> entries = cluster.client(node).rangeAll(utf8("r/"), utf8("r0"));
+        assertThat(entries)
+            .extracting(RangeEntry::keyUtf8, RangeEntry::valueUtf8)
+            .as("range through n%d", node)
+            .containsExactlyElementsOf(
+                expected.entrySet().stream()
+                    .map(e -> org.assertj.core.groups.Tuple.tuple(e.getKey(), e.getValue()))
+                    .toList());
+      }
+    }
+  }
+
+  @Test
+  void aRangeLeavesOutANodeThatIsDownWhenItStarts() {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      for (int i = 0; i < 30; i++) {
+        cluster.client(1).put(String.format("everywhere/%02d", i), "v"); // from = 3
+      }
+      cluster.stop(3);
+      assertThat(cluster.client(1).rangeAll(utf8("everywhere/"), utf8("everywhere0"))).hasSize(30);
+    }
+  }
+
+  @Test
+  void aRangeIsCutOffWhenANodeFailsMidway() throws Exception {
+    try (LocalCluster cluster =
+        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
+      byte[] value = new byte[512];
+      for (int i = 0; i < 3000; i++) {
+        cluster.client(1).put(utf8(String.format("cut/%04d", i)), value, Consistency.of(1, 1));
+      }
+      // n3's batches come slowly, so the range is still streaming when n3 drops off.
+      cluster.network().delay(cluster.id(1), cluster.id(3), Duration.ofMillis(40));
+      try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
+        raw.write("GET /v0/entities?start=cut/ HTTP/1.1\r\nHost: x\r\n\r\n");
+        Thread.startVirtualThread(
+            () -> {
+              try {
+                Thread.sleep(100);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              cluster.isolate(3);
+            });
+        RawHttpConnection.Response response = raw.readResponse();
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.chunks()).isNotEmpty().hasSizeLessThan(3000);
+        assertThat(response.complete()).as("final chunk present").isFalse();
+      }
+    }
+  }
+
+  @Test
+  void theClusterViewShowsADownNodeAndTheHintsHeldForIt() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      cluster.stop(2);
+      for (int i = 0; i < 5; i++) {
+        cluster.client(1).put("view" + i, "v");
+      }
+      JsonNode view = clusterView(cluster.client(1));
+      assertThat(view.path("node").asText()).isEqualTo("n1");
+      assertThat(view.path("ready").asBoolean()).isTrue();
+      List<String> lines = new ArrayList<>();
+      for (JsonNode node : view.path("nodes")) {
+        lines.add(
+            node.path("id").asText()
+                + " "
+                + node.path("state").asText()
+                + " self="
+                + node.path("self").asBoolean()
+                + " hints="
+                + node.path("hintsPending").asLong());
+      }
+      assertThat(lines)
+          .containsExactly(
+              "n1 up self=true hints=0", "n2 down self=false hints=5", "n3 up self=false hints=0");
+
+      cluster.startNode(2);
+      assertThat(clusterView(cluster.client(1)).path("nodes").get(1).path("hintsPending").asLong())
+          .isZero();
+      assertThat(clusterView(cluster.client(1)).path("nodes").get(1).path("state").asText())
+          .isEqualTo("up");
+    }
+  }
+
+  private static JsonNode clusterView(KvorumClient client) throws Exception {
+    byte[] body =
+        client
+            .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
+            .body();
+    return JSON.readTree(body);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(UTF_8);
+  }
+}
