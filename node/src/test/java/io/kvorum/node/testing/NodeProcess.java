@@ -95,6 +95,10 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   public KvorumClient client() {
     return KvorumClient.connect("127.0.0.1", httpPort, Duration.ofSeconds(10));
   }

@@ -1,0 +1,142 @@
+package io.kvorum.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.NodeProcess;
+import io.kvorum.node.testing.ProcessCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Clusters of real node processes talking gRPC, killed and restarted for real. */
+class ClusterProcessIT {
+  @TempDir Path work;
+
+  @Test
+  void hintsSurviveASigkillOfTheCoordinatorHoldingThem() throws Exception {
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      cluster.node(2).kill();
+      try (KvorumClient kv = cluster.client(0)) {
+        for (int i = 0; i < 50; i++) {
+          kv.put(("hinted/" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8), Consistency.of(1, 3));
+        }
+      }
+      cluster.node(0).kill(); // node-0 holds the hints for node-2, on disk only
+      cluster.restart(0);
+      cluster.restart(2);
+      // Only node-2 can answer now: what it returns, it holds itself.
+      assertThat(cluster.node(0).terminate()).isZero();
+      assertThat(cluster.node(1).terminate()).isZero();
+      try (KvorumClient kv = cluster.client(2)) {
+        for (int i = 0; i < 50; i++) {
+          byte[] expected = ("v" + i).getBytes(UTF_8);
+          assertThat(kv.get(("hinted/" + i).getBytes(UTF_8), Consistency.of(1, 3)))
+              .as("hinted/%d on node-2", i)
+              .hasValueSatisfying(v -> assertThat(v).isEqualTo(expected));
+        }
+      }
+    }
+  }
+
+  @Test
+  void quorumWritesAcknowledgedUnderLoadSurviveASigkill() throws Exception {
+    Map<String, String> acknowledged = new ConcurrentHashMap<>();
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      AtomicBoolean running = new AtomicBoolean(true);
+      ExecutorService writers = Executors.newFixedThreadPool(4);
+      for (int w = 0; w < 4; w++) {
+        int writer = w;
+        writers.execute(
+            () -> {
+              try (KvorumClient kv = cluster.client(writer % 2)) {
+                for (int i = 0; running.get(); i++) {
+                  String key = "load/" + writer + "/" + (i % 200);
+                  try {
+                    kv.put(key.getBytes(UTF_8), ("v" + i).getBytes(UTF_8), Consistency.of(2, 3));
+                    acknowledged.put(key, "v" + i);
+                  } catch (RuntimeException e) {
+                    // not acknowledged: no promise made
+                  }
+                }
+              }
+            });
+      }
+      Thread.sleep(1000);
+      cluster.node(2).kill();
+      Thread.sleep(1000);
+      running.set(false);
+      writers.shutdown();
+      assertThat(writers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+      List<String> lost = new ArrayList<>();
+      try (KvorumClient kv = cluster.client(1)) {
+        acknowledged.forEach(
+            (key, value) -> {
+              Optional<byte[]> read = kv.get(key.getBytes(UTF_8), Consistency.of(2, 3));
+              if (read.isEmpty() || !new String(read.get(), UTF_8).equals(value)) {
+                lost.add(key);
+              }
+            });
+      }
+      System.out.printf(
+          "SIGKILL of 1 of 3 under quorum load: %d acknowledged keys checked, %d lost%n",
+          acknowledged.size(), lost.size());
+      assertThat(acknowledged).isNotEmpty();
+      assertThat(lost).isEmpty();
+    }
+  }
+
+  @Test
+  void theLocalCommandStartsAClusterAndStopsItOnSigterm() throws Exception {
+    int http = NodeProcess.freePort();
+    int grpc = NodeProcess.freePort();
+    NodeProcess launcher =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            http,
+            Map.of(),
+            "local",
+            "--nodes",
+            "3",
+            "--http-port",
+            String.valueOf(http),
+            "--grpc-port",
+            String.valueOf(grpc),
+            "--data-dir",
+            work.resolve("data").toString());
+    try {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .failFast("the launcher exited", () -> !launcher.isAlive())
+          .until(() -> launcher.stdout().contains("is ready"));
+      assertThat(launcher.stdout())
+          .contains("http://127.0.0.1:" + http, "http://127.0.0.1:" + (http + 2));
+      try (KvorumClient first = KvorumClient.connect("127.0.0.1", http);
+          KvorumClient third = KvorumClient.connect("127.0.0.1", http + 2)) {
+        first.put("local", "cluster");
+        assertThat(third.getUtf8("local")).hasValue("cluster");
+      }
+      assertThat(Files.isDirectory(work.resolve("data").resolve("node-2"))).isTrue();
+      assertThat(launcher.terminate()).isZero();
+      try (KvorumClient gone = KvorumClient.connect("127.0.0.1", http)) {
+        assertThat(gone.ready()).isFalse();
+      }
+    } finally {
+      launcher.close();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.kvorum.node.testing;
+
+import io.kvorum.api.KvorumClient;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A cluster of real node processes on 127.0.0.1 ({@code node-0}…), started from the fat jar with
+ * the same {@code --peers}, each of which can be killed and started again on its data.
+ */
+public final class ProcessCluster implements AutoCloseable {
+  private final Path root;
+  private final int[] httpPorts;
+  private final int[] grpcPorts;
+  private final String peers;
+  private final List<String> extraFlags;
+  private final NodeProcess[] nodes;
+
+  public ProcessCluster(Path root, int size, String... extraFlags) {
+    this.root = root;
+    this.httpPorts = new int[size];
+    this.grpcPorts = new int[size];
+    this.extraFlags = List.of(extraFlags);
+    this.nodes = new NodeProcess[size];
+    List<String> members = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      httpPorts[i] = NodeProcess.freePort();
+      grpcPorts[i] = NodeProcess.freePort();
+      members.add("node-" + i + "=127.0.0.1:" + grpcPorts[i]);
+    }
+    this.peers = String.join(",", members);
+  }
+
+  /** Starts every node and waits until all are ready. */
+  public ProcessCluster start() {
+    for (int i = 0; i < nodes.length; i++) {
+      launch(i);
+    }
+    for (NodeProcess node : nodes) {
+      node.awaitReady();
+    }
+    return this;
+  }
+
+  private void launch(int i) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--node-id",
+                "node-" + i,
+                "--http-host",
+                "127.0.0.1",
+                "--http-port",
+                String.valueOf(httpPorts[i]),
+                "--grpc-port",
+                String.valueOf(grpcPorts[i]),
+                "--data-dir",
+                root.resolve("node-" + i).toString(),
+                "--peers",
+                peers));
+    args.addAll(extraFlags);
+    nodes[i] =
+        NodeProcess.launch(
+            root.resolve("logs"), httpPorts[i], Map.of(), args.toArray(String[]::new));
+  }
+
+  /** Starts node {@code i} again on its data and waits until it is ready. */
+  public void restart(int i) {
+    launch(i);
+    nodes[i].awaitReady();
+  }
+
+  public NodeProcess node(int i) {
+    return nodes[i];
+  }
+
+  public KvorumClient client(int i) {
+    return nodes[i].client();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    for (NodeProcess node : nodes) {
+      if (node != null) {
+        node.close();
+      }
+    }
+  }
+}
