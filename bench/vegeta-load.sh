@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Constant-rate (open-loop) HTTP load on one kvorum node with vegeta: preloads 100,000 keys with
-# 1 KiB values, then PUT and GET phases at each rate given (default 1000 2000 3000 req/s, 30 s
-# each), and prints rate, p50, p99, p99.9, max and errors per phase.
+# Constant-rate (open-loop) HTTP load on kvorum with vegeta. Starts a cluster of NODES nodes on
+# this machine (`kvorum-node local`; 1 node by default), preloads 100,000 keys with 1 KiB values,
+# then runs a PUT and a GET phase of 30 s at each rate given (default 1000 2000 3000 req/s), with
+# requests spread evenly over the nodes and default consistency (from = NODES, ack = majority,
+# e.g. 2/3). Prints rate, p50, p99, p99.9, max and errors per phase.
 #
-#   bench/vegeta-single-node.sh [rate ...]
+#   NODES=3 bench/vegeta-load.sh [rate ...]
 #
 # Needs Go (vegeta is built from the Go module proxy into ~/.cache/kvorum-tools) and a built jar
-# (./mvnw -q package -DskipTests). vegeta and the node share the machine: on 2 cores vegeta itself
-# tops out near 3,300 req/s, so this measures the node only up to there.
+# (./mvnw -q package -DskipTests). vegeta and the nodes share the machine: on 2 cores vegeta itself
+# tops out near 3,300 req/s, so this measures kvorum only below that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rates=("${@:-1000 2000 3000}")
-read -r -a rates <<< "${rates[*]}"
+nodes="${NODES:-1}"
+rates=("$@")
+[ ${#rates[@]} -gt 0 ] || rates=(1000 2000 3000)
 tools="$HOME/.cache/kvorum-tools"
 vegeta="$tools/vegeta"
 if [ ! -x "$vegeta" ]; then
@@ -25,25 +28,29 @@ if [ ! -x "$vegeta" ]; then
 fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 out=$(mktemp -d)
-"$java_bin" -Xmx1g -jar node/target/kvorum-node.jar --node-id bench --http-host 127.0.0.1 \
-  --http-port 18080 --grpc-port 19090 --data-dir "$out/data" > "$out/node.log" 2>&1 &
-node=$!
-trap 'kill $node 2>/dev/null; wait $node 2>/dev/null; rm -rf "$out"' EXIT
-until curl -sf http://127.0.0.1:18080/v0/status > /dev/null; do sleep 0.2; done
+"$java_bin" -jar node/target/kvorum-node.jar local --nodes "$nodes" --http-port 18080 \
+  --grpc-port 19090 --data-dir "$out/data" > "$out/cluster.log" 2>&1 &
+cluster=$!
+trap 'kill $cluster 2>/dev/null; wait $cluster 2>/dev/null; rm -rf "$out"' EXIT
+until grep -q "is ready" "$out/cluster.log"; do
+  kill -0 $cluster 2>/dev/null || { cat "$out/cluster.log"; exit 1; }
+  sleep 0.5
+done
 head -c 1024 /dev/urandom > "$out/value.bin"
-python3 - "$out" <<'PY'
+python3 - "$out" "$nodes" <<'PY'
 import random, sys
-out = sys.argv[1]
+out, nodes = sys.argv[1], int(sys.argv[2])
+url = lambda i: f"http://127.0.0.1:{18080 + i % nodes}/v0/entity"
 with open(f"{out}/put.txt", "w") as f:
     for i in range(100000):
-        f.write(f"PUT http://127.0.0.1:18080/v0/entity?id=key{i}\n@{out}/value.bin\n\n")
+        f.write(f"PUT {url(i)}?id=key{i}\n@{out}/value.bin\n\n")
 random.seed(1)
 with open(f"{out}/get.txt", "w") as f:
     for i in range(300000):
-        f.write(f"GET http://127.0.0.1:18080/v0/entity?id=key{random.randrange(100000)}\n\n")
+        f.write(f"GET {url(i)}?id=key{random.randrange(100000)}\n\n")
 PY
-echo "preloading 100,000 keys..."
-"$vegeta" attack -targets="$out/put.txt" -rate=2500/s -duration=41s -max-workers=256 > /dev/null
+echo "cluster of $nodes node(s); preloading 100,000 keys..."
+"$vegeta" attack -targets="$out/put.txt" -rate=2000/s -duration=51s -max-workers=256 > /dev/null
 printf '%-5s %6s %9s %9s %9s %9s %7s\n' op rate p50 p99 p99.9 max errors
 for rate in "${rates[@]}"; do
   for op in put get; do
