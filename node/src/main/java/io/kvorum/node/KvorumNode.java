@@ -2,7 +2,6 @@ package io.kvorum.node;
 
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeOptions;
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -111,12 +110,5 @@ public final class KvorumNode implements Callable<Integer> {
       String version = KvorumNode.class.getPackage().getImplementationVersion();
       return new String[] {"kvorum-node " + (version == null ? "(development build)" : version)};
     }
-  }
-
-  /** For tests that run the command in-process. */
-  static int run(PrintWriter err, String... args) {
-    CommandLine cli = commandLine();
-    cli.setErr(err);
-    return cli.execute(args);
   }
 }

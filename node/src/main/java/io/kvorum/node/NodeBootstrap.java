@@ -11,6 +11,7 @@ import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.coordinator.HintedHandoff;
 import io.kvorum.node.coordinator.LocalReplicaService;
 import io.kvorum.node.coordinator.Replicas;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
@@ -269,7 +270,7 @@ public final class NodeBootstrap implements AutoCloseable {
     try {
       return storageFactory.open(dataDir.resolve("db"), config.storage(), executor);
     } catch (StorageException e) {
-      String reason = rootMessage(e);
+      String reason = Failures.rootMessage(e);
       throw new ConfigException(
           "--data-dir",
           dataDir.toString(),
@@ -426,17 +427,9 @@ public final class NodeBootstrap implements AutoCloseable {
   }
 
   private static String bindFailure(UncheckedIOException e) {
-    String message = rootMessage(e);
+    String message = Failures.rootMessage(e);
     return message.toLowerCase(Locale.ROOT).contains("in use")
         ? "address already in use"
         : "cannot listen: " + message;
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    return String.valueOf(root.getMessage());
   }
 }

@@ -2,6 +2,7 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.replication.PeerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,20 +36,13 @@ public final class CatchUp {
                     if (error == null) {
                       log.info("caught up with {}: it delivered {} hints", peer.id(), delivered);
                     } else {
-                      log.info("skipping catch-up with {}: {}", peer.id(), rootMessage(error));
+                      log.info(
+                          "skipping catch-up with {}: {}", peer.id(), Failures.rootMessage(error));
                     }
                     return null;
                   }));
     }
     return CompletableFuture.allOf(hellos.toArray(CompletableFuture[]::new))
         .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static String rootMessage(Throwable error) {
-    Throwable root = error;
-    while (root.getCause() != null) {
-      root = root.getCause();
-    }
-    return String.valueOf(root.getMessage() == null ? root : root.getMessage());
   }
 }

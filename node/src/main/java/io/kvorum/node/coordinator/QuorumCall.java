@@ -1,5 +1,6 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
@@ -7,7 +8,8 @@ import io.kvorum.node.core.Quorum;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The answers of the replicas one request went to. {@link #result()} completes with the first
@@ -33,6 +35,38 @@ final class QuorumCall<T> {
   QuorumCall(Quorum quorum, NodeId self) {
     this.quorum = quorum;
     this.self = self;
+  }
+
+  /**
+   * Calls every replica in parallel and records its answer.
+   *
+   * @param onFailure told of each replica that failed, after the call recorded it
+   */
+  static <T> QuorumCall<T> fanOut(
+      Quorum quorum,
+      NodeId self,
+      List<NodeId> replicas,
+      Function<NodeId, CompletableFuture<T>> call,
+      BiConsumer<NodeId, Throwable> onFailure) {
+    QuorumCall<T> quorumCall = new QuorumCall<>(quorum, self);
+    for (NodeId node : replicas) {
+      CompletableFuture<T> answer;
+      try {
+        answer = call.apply(node);
+      } catch (RuntimeException e) {
+        answer = CompletableFuture.failedFuture(e);
+      }
+      answer.whenComplete(
+          (value, error) -> {
+            if (error == null) {
+              quorumCall.succeeded(node, value);
+            } else {
+              quorumCall.failed(node, error);
+              onFailure.accept(node, error);
+            }
+          });
+    }
+    return quorumCall;
   }
 
   CompletableFuture<List<Answer<T>>> result() {
@@ -75,7 +109,7 @@ final class QuorumCall<T> {
     synchronized (this) {
       failures++;
       if (node.equals(self)) {
-        localFailure = unwrap(error);
+        localFailure = Failures.unwrap(error);
       } else {
         remoteFailed = true;
       }
@@ -109,11 +143,5 @@ final class QuorumCall<T> {
       return local;
     }
     return new NotEnoughReplicasException(quorum.ack(), successes.size());
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
   }
 }

@@ -1,7 +1,7 @@
 package io.kvorum.node.coordinator;
 
 import io.kvorum.node.cluster.Topology;
-import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
@@ -10,7 +10,6 @@ import io.kvorum.node.replication.PeerUnavailableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,29 +50,13 @@ public final class RangeCoordinator {
 
   /** A source that fails means the range cannot be complete: not enough replicas answered. */
   private static ScanCursor failingAsNotEnoughReplicas(ScanCursor source, int sources) {
-    return new ScanCursor() {
-      @Override
-      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-        return source
-            .next(maxEntries, maxBytes)
-            .exceptionallyCompose(
+    return source.mapBatches(
+        batch ->
+            batch.exceptionallyCompose(
                 error ->
                     CompletableFuture.failedFuture(
-                        unwrap(error) instanceof PeerUnavailableException
+                        Failures.unwrap(error) instanceof PeerUnavailableException
                             ? new NotEnoughReplicasException(sources, sources - 1)
-                            : error));
-      }
-
-      @Override
-      public void close() {
-        source.close();
-      }
-    };
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    return error instanceof CompletionException && error.getCause() != null
-        ? error.getCause()
-        : error;
+                            : error)));
   }
 }

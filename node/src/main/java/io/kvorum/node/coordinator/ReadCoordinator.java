@@ -32,19 +32,13 @@ public final class ReadCoordinator {
   }
 
   public CompletableFuture<Optional<Record>> read(Key key, Quorum quorum) {
-    QuorumCall<Optional<Record>> call = new QuorumCall<>(quorum, replicas.self());
-    for (NodeId node : placement.replicas(key, quorum.from())) {
-      replicas
-          .read(node, key)
-          .whenComplete(
-              (record, error) -> {
-                if (error == null) {
-                  call.succeeded(node, record);
-                } else {
-                  call.failed(node, error);
-                }
-              });
-    }
+    QuorumCall<Optional<Record>> call =
+        QuorumCall.fanOut(
+            quorum,
+            replicas.self(),
+            placement.replicas(key, quorum.from()),
+            node -> replicas.read(node, key),
+            (node, error) -> {});
     if (quorum.from() > 1) {
       call.settled().thenAccept(answers -> repairer.repair(key, byNode(answers)));
     }

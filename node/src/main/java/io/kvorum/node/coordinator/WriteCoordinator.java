@@ -2,7 +2,6 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import java.util.concurrent.CompletableFuture;
@@ -28,22 +27,17 @@ public final class WriteCoordinator {
   }
 
   public CompletableFuture<Void> write(Key key, Record record, Quorum quorum) {
-    QuorumCall<Void> call = new QuorumCall<>(quorum, replicas.self());
-    for (NodeId node : placement.replicas(key, quorum.from())) {
-      replicas
-          .write(node, key, record)
-          .whenComplete(
-              (ok, error) -> {
-                if (error == null) {
-                  call.succeeded(node, null);
-                } else {
-                  call.failed(node, error);
-                  if (!replicas.isSelf(node)) {
-                    handoff.hint(node, key, record);
-                  }
-                }
-              });
-    }
+    QuorumCall<Void> call =
+        QuorumCall.fanOut(
+            quorum,
+            replicas.self(),
+            placement.replicas(key, quorum.from()),
+            node -> replicas.write(node, key, record),
+            (node, error) -> {
+              if (!replicas.isSelf(node)) {
+                handoff.hint(node, key, record);
+              }
+            });
     return deadline.await(call).thenApply(answers -> null);
   }
 }

@@ -2,6 +2,7 @@ package io.kvorum.node.core;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 
 /**
  * A pull-based cursor over a range of records in key order, so that a consumer reads only as fast
@@ -20,4 +21,33 @@ public interface ScanCursor extends AutoCloseable {
 
   @Override
   void close();
+
+  /** A cursor whose batches pass through {@code transform}; closing it closes this one. */
+  default ScanCursor mapBatches(UnaryOperator<CompletableFuture<List<Entry>>> transform) {
+    ScanCursor source = this;
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return transform.apply(source.next(maxEntries, maxBytes));
+      }
+
+      @Override
+      public void close() {
+        source.close();
+      }
+    };
+  }
+
+  /** A cursor that fails every call to {@link #next} with {@code error}. */
+  static ScanCursor failed(RuntimeException error) {
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return CompletableFuture.failedFuture(error);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
 }

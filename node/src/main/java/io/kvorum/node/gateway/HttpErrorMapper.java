@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NotEnoughReplicasException;
@@ -10,7 +11,6 @@ import io.kvorum.node.core.UnavailableException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +27,7 @@ final class HttpErrorMapper {
   private HttpErrorMapper() {}
 
   static FullHttpResponse toResponse(Throwable failure) {
-    Throwable error = unwrap(failure);
+    Throwable error = Failures.unwrap(failure);
     if (error instanceof KvorumException known) {
       return switch (known) {
         case InvalidRequestException e -> {
@@ -61,13 +61,5 @@ final class HttpErrorMapper {
         Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, detail).toResponse();
     response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
     return response;
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    Throwable e = error;
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 }

@@ -8,7 +8,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
-import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -17,7 +16,6 @@ import io.kvorum.node.core.ScanCursor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -88,21 +86,12 @@ public final class ResilientPeerTransport implements PeerTransport {
   public ScanCursor scan(NodeId peer, KeyRange range) {
     CircuitBreaker breaker = breaker(peer);
     if (!breaker.tryAcquirePermission()) {
-      return failedCursor(unavailable(peer, "its circuit breaker is open"));
+      return ScanCursor.failed(unavailable(peer, "its circuit breaker is open"));
     }
     breaker.releasePermission();
-    ScanCursor cursor = delegate.scan(peer, range);
-    return new ScanCursor() {
-      @Override
-      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-        return measured(peer, "scan", cursor.next(maxEntries, maxBytes), System.nanoTime());
-      }
-
-      @Override
-      public void close() {
-        cursor.close();
-      }
-    };
+    return delegate
+        .scan(peer, range)
+        .mapBatches(batch -> measured(peer, "scan", batch, System.nanoTime()));
   }
 
   @Override
@@ -197,17 +186,5 @@ public final class ResilientPeerTransport implements PeerTransport {
 
   private static PeerUnavailableException unavailable(NodeId peer, String reason) {
     return new PeerUnavailableException(peer, reason, null);
-  }
-
-  private static ScanCursor failedCursor(RuntimeException error) {
-    return new ScanCursor() {
-      @Override
-      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-        return CompletableFuture.failedFuture(error);
-      }
-
-      @Override
-      public void close() {}
-    };
   }
 }

@@ -1,6 +1,5 @@
 package io.kvorum.node.storage;
 
-import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
@@ -8,7 +7,6 @@ import io.kvorum.node.core.ScanCursor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToDoubleFunction;
@@ -55,18 +53,7 @@ public final class MeteredStorageEngine implements StorageEngine {
 
   @Override
   public ScanCursor scan(KeyRange range) {
-    ScanCursor cursor = delegate.scan(range);
-    return new ScanCursor() {
-      @Override
-      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-        return timed("scan", cursor.next(maxEntries, maxBytes));
-      }
-
-      @Override
-      public void close() {
-        cursor.close();
-      }
-    };
+    return delegate.scan(range).mapBatches(batch -> timed("scan", batch));
   }
 
   @Override

@@ -11,9 +11,6 @@ import io.kvorum.api.RangeReader;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
-import io.kvorum.node.storage.LocalStorage;
-import io.kvorum.node.storage.memory.InMemoryHintStore;
-import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.testing.TestNode;
@@ -41,10 +38,7 @@ class HttpFailureTest {
     node =
         TestNode.start(
             TestConfig.in(dataDir).requestTimeout(Duration.ofMillis(300)).build(),
-            (dir, settings, executor) ->
-                new LocalStorage(
-                    storage = new FaultyStorageEngine(new InMemoryStorageEngine()),
-                    new InMemoryHintStore()));
+            FaultyStorageEngine.inMemory(engine -> storage = engine));
   }
 
   @AfterEach

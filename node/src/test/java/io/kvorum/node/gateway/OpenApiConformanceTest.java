@@ -6,9 +6,6 @@ import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
-import io.kvorum.node.storage.LocalStorage;
-import io.kvorum.node.storage.memory.InMemoryHintStore;
-import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
@@ -56,10 +53,7 @@ class OpenApiConformanceTest {
                 .requestTimeout(Duration.ofMillis(200))
                 .maxValueBytes(1024)
                 .build(),
-            (dir, settings, executor) ->
-                new LocalStorage(
-                    storage = new FaultyStorageEngine(new InMemoryStorageEngine()),
-                    new InMemoryHintStore()));
+            FaultyStorageEngine.inMemory(engine -> storage = engine));
   }
 
   @AfterEach
@@ -193,10 +187,7 @@ class OpenApiConformanceTest {
     TestNode draining =
         TestNode.start(
             TestConfig.in(dataDir.resolve("draining-" + System.nanoTime())).build(),
-            (dir, settings, executor) ->
-                new LocalStorage(
-                    slowStorage[0] = new FaultyStorageEngine(new InMemoryStorageEngine()),
-                    new InMemoryHintStore()));
+            FaultyStorageEngine.inMemory(engine -> slowStorage[0] = engine));
     try (RawHttpConnection early = new RawHttpConnection(draining.address());
         RawHttpConnection held = new RawHttpConnection(draining.address())) {
       slowStorage[0].delay(Duration.ofMillis(800));

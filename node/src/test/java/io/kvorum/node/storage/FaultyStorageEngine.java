@@ -1,10 +1,13 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.NodeBootstrap;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -13,6 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +40,18 @@ public final class FaultyStorageEngine implements StorageEngine {
 
   public FaultyStorageEngine(StorageEngine delegate) {
     this.delegate = delegate;
+  }
+
+  /**
+   * Storage for a test node: a faulty engine over an in-memory one (and in-memory hints), handed to
+   * {@code created} when the node opens it.
+   */
+  public static NodeBootstrap.StorageFactory inMemory(Consumer<FaultyStorageEngine> created) {
+    return (directory, settings, executor) -> {
+      FaultyStorageEngine engine = new FaultyStorageEngine(new InMemoryStorageEngine());
+      created.accept(engine);
+      return new LocalStorage(engine, new InMemoryHintStore());
+    };
   }
 
   /** Every operation from now on fails with {@code error}. */

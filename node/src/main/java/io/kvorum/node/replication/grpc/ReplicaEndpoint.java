@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -23,7 +24,6 @@ import io.kvorum.proto.replica.v1.ScanRequest;
 import io.kvorum.proto.replica.v1.WriteResponse;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,8 +165,7 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   }
 
   private static ReplicaResponse.Builder failure(Throwable error) {
-    Throwable cause =
-        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = Failures.unwrap(error);
     ReplicaError.Code code =
         switch (cause) {
           case OverloadedException e -> ReplicaError.Code.OVERLOADED;
