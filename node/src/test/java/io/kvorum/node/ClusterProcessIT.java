@@ -2,9 +2,11 @@ package io.kvorum.node;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.ProcessCluster;
 import java.nio.file.Files;
@@ -97,6 +99,22 @@ class ClusterProcessIT {
           acknowledged.size(), lost.size());
       assertThat(acknowledged).isNotEmpty();
       assertThat(lost).isEmpty();
+    }
+  }
+
+  @Test
+  void aNodeWhosePeersAreAllDownStartsAndServesWhatItCan() throws Exception {
+    ProcessCluster cluster = new ProcessCluster(work, 3);
+    try (cluster) {
+      cluster.restart(0); // only node-0 runs; its peers refuse connections
+      try (KvorumClient kv = cluster.client(0)) {
+        kv.put("solo".getBytes(UTF_8), "one copy".getBytes(UTF_8), Consistency.of(1, 3));
+        assertThat(kv.get("solo".getBytes(UTF_8), Consistency.of(1, 3)))
+            .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isEqualTo("one copy"));
+        assertThatThrownBy(() -> kv.get("solo".getBytes(UTF_8), Consistency.of(2, 3)))
+            .isInstanceOfSatisfying(
+                KvorumClientException.class, e -> assertThat(e.status()).isEqualTo(504));
+      }
     }
   }
 

@@ -66,7 +66,7 @@ public final class ProcessCluster implements AutoCloseable {
             root.resolve("logs"), httpPorts[i], Map.of(), args.toArray(String[]::new));
   }
 
-  /** Starts node {@code i} again on its data and waits until it is ready. */
+  /** Starts node {@code i} (again, on its data) and waits until it is ready. */
   public void restart(int i) {
     launch(i);
     nodes[i].awaitReady();
