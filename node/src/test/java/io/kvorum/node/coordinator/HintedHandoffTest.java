@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -255,7 +256,7 @@ class HintedHandoffTest {
     CountDownLatch start = new CountDownLatch(1);
     List<CompletableFuture<Long>> deliveries = new ArrayList<>();
     try {
-      List<java.util.concurrent.Future<CompletableFuture<Long>>> started = new ArrayList<>();
+      List<Future<CompletableFuture<Long>>> started = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         started.add(
             callers.submit(

@@ -194,9 +194,11 @@ class MergingCursorTest {
 
   @Test
   void aSourceFailingMidwayFailsTheMergeRatherThanEndingItEarly() {
-    ScriptedCursor a = new ScriptedCursor(Runnable::run, entries("a", "c"), entries("e", "g"));
+    ScriptedCursor a =
+        new ScriptedCursor(Runnable::run, List.of(entries("a", "c"), entries("e", "g")));
     a.failAfterBatches(1);
-    ScriptedCursor b = new ScriptedCursor(Runnable::run, entries("b", "d", "f", "h", "i", "j"));
+    ScriptedCursor b =
+        new ScriptedCursor(Runnable::run, List.of(entries("b", "d", "f", "h", "i", "j")));
 
     try (ScanCursor merged = new MergingCursor(List.of(a, b), () -> NOW)) {
       List<String> seen = new ArrayList<>();
@@ -220,9 +222,9 @@ class MergingCursorTest {
 
   @Test
   void closeClosesEverySource() {
-    ScriptedCursor a = new ScriptedCursor(Runnable::run, entries("a"));
-    ScriptedCursor b = new ScriptedCursor(Runnable::run, entries("b"));
-    ScriptedCursor c = new ScriptedCursor(Runnable::run);
+    ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of(entries("a")));
+    ScriptedCursor b = new ScriptedCursor(Runnable::run, List.of(entries("b")));
+    ScriptedCursor c = new ScriptedCursor(Runnable::run, List.of());
 
     MergingCursor merged = new MergingCursor(List.of(a, b, c), () -> NOW);
     await(merged.next(1, FOREVER));
@@ -233,7 +235,7 @@ class MergingCursorTest {
 
   @Test
   void anEmptyMergeEndsAtOnce() {
-    ScriptedCursor a = new ScriptedCursor(Runnable::run);
+    ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of());
     try (ScanCursor merged = new MergingCursor(List.of(a), () -> NOW)) {
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
@@ -258,8 +260,8 @@ class MergingCursorTest {
     for (int i = 0; i < 40; i++) {
       expected.add(String.format("%03d", i));
     }
-    ScriptedCursor a = new ScriptedCursor(late, batchesA.toArray(List[]::new));
-    ScriptedCursor b = new ScriptedCursor(late, batchesB.toArray(List[]::new));
+    ScriptedCursor a = new ScriptedCursor(late, batchesA);
+    ScriptedCursor b = new ScriptedCursor(late, batchesB);
 
     List<Entry> merged = readAll(new MergingCursor(List.of(a, b), () -> NOW), 5, FOREVER);
 
@@ -284,10 +286,9 @@ class MergingCursorTest {
     private int failAfter = -1;
     private int served;
 
-    @SafeVarargs
-    ScriptedCursor(Executor completions, List<Entry>... batches) {
+    ScriptedCursor(Executor completions, List<List<Entry>> batches) {
       this.completions = completions;
-      this.batches = new ArrayDeque<>(Arrays.asList(batches));
+      this.batches = new ArrayDeque<>(batches);
     }
 
     void failAfterBatches(int batches) {

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -302,8 +303,7 @@ class ResilientPeerTransportTest {
       throw new AssertionError("the call succeeded");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      while (cause instanceof java.util.concurrent.CompletionException
-          && cause.getCause() != null) {
+      while (cause instanceof CompletionException && cause.getCause() != null) {
         cause = cause.getCause();
       }
       return cause;

@@ -220,7 +220,7 @@ public abstract class HintStoreContract {
       pool.shutdownNow();
     }
 
-    assertThat(store.pending(N1)).isEqualTo(threads * each);
+    assertThat(store.pending(N1)).isEqualTo((long) threads * each);
     assertThat(oldest(N1, threads * each + 1)).hasSize(threads * each);
   }
 

@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A {@link PeerTransport} whose every answer the test decides: each call is recorded, then
@@ -169,7 +170,7 @@ public final class ScriptedPeerTransport implements PeerTransport {
   }
 
   @SuppressWarnings("unchecked")
-  private <T> CompletableFuture<T> perform(Call call, java.util.function.Supplier<T> value) {
+  private <T> CompletableFuture<T> perform(Call call, Supplier<T> value) {
     calls.add(call);
     Outcome outcome = script.apply(call);
     if (outcome == null) {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -484,8 +485,7 @@ class GrpcTransportTest {
       throw new AssertionError("the call succeeded");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      while (cause instanceof java.util.concurrent.CompletionException
-          && cause.getCause() != null) {
+      while (cause instanceof CompletionException && cause.getCause() != null) {
         cause = cause.getCause();
       }
       return cause;

@@ -1,6 +1,7 @@
 package io.kvorum.node.storage.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -9,6 +10,7 @@ import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
 import io.kvorum.node.storage.HintStoreContract;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -65,10 +67,9 @@ class RocksDbHintStoreTest extends HintStoreContract {
     assertThat(oldest(N1, 10))
         .extracting(Hint::key, Hint::record, Hint::createdAtMillis)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(Key.utf8("a"), value(1, "a"), T0 + 1),
-            org.assertj.core.groups.Tuple.tuple(
-                Key.utf8("b"), Record.tombstone(version(2)), T0 + 2),
-            org.assertj.core.groups.Tuple.tuple(binary, expiring, T0 + 3));
+            tuple(Key.utf8("a"), value(1, "a"), T0 + 1),
+            tuple(Key.utf8("b"), Record.tombstone(version(2)), T0 + 2),
+            tuple(binary, expiring, T0 + 3));
     assertThat(keysOf(oldest(N10, 10))).containsExactly("c");
   }
 
@@ -93,11 +94,11 @@ class RocksDbHintStoreTest extends HintStoreContract {
     add(target, "a", value(1, "v"), T0 + 1);
     add(target, "b", value(2, "v"), T0 + 2);
     Hint first = oldest(target, 1).get(0);
-    remove(java.util.List.of(first));
+    remove(List.of(first));
     engine.close();
     store = reopen();
 
-    remove(java.util.List.of(first));
+    remove(List.of(first));
 
     assertThat(store.pending(target)).isEqualTo(1);
     assertThat(keysOf(oldest(target, 10))).containsExactly("b");
