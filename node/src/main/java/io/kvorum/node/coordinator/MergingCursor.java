@@ -32,26 +32,35 @@ final class MergingCursor implements ScanCursor {
     final ScanCursor cursor;
     final ArrayDeque<Entry> buffer = new ArrayDeque<>();
     boolean exhausted;
+    // The last request for a batch. A source is never asked again while it is pending (calls to a
+    // cursor must not overlap), and its buffer is only touched once it completed; a failure sticks.
+    CompletableFuture<Void> refilling = CompletableFuture.completedFuture(null);
 
     Source(ScanCursor cursor) {
       this.cursor = cursor;
     }
 
     boolean needsRefill() {
-      return buffer.isEmpty() && !exhausted;
+      return !refilling.isDone()
+          || refilling.isCompletedExceptionally()
+          || (buffer.isEmpty() && !exhausted);
     }
 
     CompletableFuture<Void> refill() {
-      return cursor
-          .next(SOURCE_ENTRIES, SOURCE_BYTES)
-          .thenAccept(
-              batch -> {
-                if (batch.isEmpty()) {
-                  exhausted = true;
-                } else {
-                  buffer.addAll(batch);
-                }
-              });
+      if (refilling.isDone() && !refilling.isCompletedExceptionally()) {
+        refilling =
+            cursor
+                .next(SOURCE_ENTRIES, SOURCE_BYTES)
+                .thenAccept(
+                    batch -> {
+                      if (batch.isEmpty()) {
+                        exhausted = true;
+                      } else {
+                        buffer.addAll(batch);
+                      }
+                    });
+      }
+      return refilling;
     }
   }
 

@@ -76,7 +76,10 @@ public final class GrpcPeerTransport implements PeerTransport {
                                 .keepAliveTime(5, TimeUnit.SECONDS)
                                 .keepAliveTimeout(3, TimeUnit.SECONDS)
                                 .keepAliveWithoutCalls(true)
-                                .maxInboundMessageSize(maxMessageBytes)
+                                // A scan batch may hold up to a batch's worth of small
+                                // entries and then one of the largest.
+                                .maxInboundMessageSize(
+                                    maxMessageBytes + ReplicaEndpoint.SCAN_BATCH_BYTES)
                                 .build(),
                             clock,
                             timers,

@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A peer's scan as a pull cursor over a server-streaming call. gRPC flow control does the
@@ -71,6 +72,13 @@ final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanReq
     }
     return result
         .orTimeout(batchTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            error ->
+                CompletableFuture.failedFuture(
+                    error instanceof TimeoutException
+                        ? channel.unavailable(
+                            "no scan batch within " + batchTimeout.toMillis() + " ms", error)
+                        : error))
         .whenComplete(
             (batch, error) -> {
               if (error != null) {

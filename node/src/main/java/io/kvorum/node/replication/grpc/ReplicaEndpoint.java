@@ -39,7 +39,7 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
   static final int WINDOW = 1024;
   private static final int SCAN_BATCH_ENTRIES = 256;
-  private static final long SCAN_BATCH_BYTES = 1 << 20;
+  static final int SCAN_BATCH_BYTES = 1 << 20;
 
   private final NodeId self;
   private final ReplicaService service;

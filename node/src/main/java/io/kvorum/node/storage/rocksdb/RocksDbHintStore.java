@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +33,7 @@ final class RocksDbHintStore implements HintStore {
   private final ColumnFamilyHandle hints;
   private final Map<NodeId, AtomicLong> pending = new ConcurrentHashMap<>();
   private final AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong() >>> 1);
+  private final Object removals = new Object();
 
   RocksDbHintStore(RocksDbStorageEngine engine, RocksDB db, ColumnFamilyHandle hints) {
     this.engine = engine;
@@ -96,16 +98,21 @@ final class RocksDbHintStore implements HintStore {
         "remove hints",
         null,
         () -> {
-          try (WriteBatch batch = new WriteBatch()) {
-            List<NodeId> removed = new ArrayList<>();
-            for (Hint hint : delivered) {
-              if (db.get(hints, hint.id()) != null) {
-                batch.delete(hints, hint.id());
-                removed.add(hint.target());
+          // Delivery and expiry may remove the same hints at once: checking and deleting must be
+          // one step, or both removals count the same hint off its target's pending count.
+          synchronized (removals) {
+            try (WriteBatch batch = new WriteBatch()) {
+              List<NodeId> removed = new ArrayList<>();
+              Set<ByteBuffer> seen = new HashSet<>();
+              for (Hint hint : delivered) {
+                if (seen.add(ByteBuffer.wrap(hint.id())) && db.get(hints, hint.id()) != null) {
+                  batch.delete(hints, hint.id());
+                  removed.add(hint.target());
+                }
               }
+              db.write(engine.writeOptions(), batch);
+              removed.forEach(target -> counter(target).decrementAndGet());
             }
-            db.write(engine.writeOptions(), batch);
-            removed.forEach(target -> counter(target).decrementAndGet());
           }
           return null;
         });

@@ -1,0 +1,218 @@
+package io.kvorum.node.testing;
+
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.replication.PeerTransport;
+import io.kvorum.node.replication.PeerUnavailableException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A {@link PeerTransport} whose every answer the test decides: each call is recorded, then
+ * succeeds, fails with {@link PeerUnavailableException}, or hangs until the test releases it, as a
+ * script says. Reads answer what {@link #readAnswers} says; a peer's reachability is set by hand.
+ */
+public final class ScriptedPeerTransport implements PeerTransport {
+  /** What a call was: its operation ("read", "write", "hello", "scan"), peer, key and record. */
+  public record Call(String operation, NodeId peer, Key key, Record record) {}
+
+  /** What becomes of a call. */
+  public enum Outcome {
+    SUCCEED,
+    FAIL,
+    HANG
+  }
+
+  private final List<Call> calls = new CopyOnWriteArrayList<>();
+  private final ConcurrentLinkedQueue<Held> held = new ConcurrentLinkedQueue<>();
+  private final Set<NodeId> unreachable = ConcurrentHashMap.newKeySet();
+  private final List<NodeId> announced = new CopyOnWriteArrayList<>();
+  private final List<Consumer<NodeId>> listeners = new CopyOnWriteArrayList<>();
+  private final Map<NodeId, Outcome> byPeer = new ConcurrentHashMap<>();
+  private volatile Function<Call, Outcome> script = call -> null;
+  private volatile Function<Call, Optional<Record>> readAnswers = call -> Optional.empty();
+  private volatile Executor completions = Runnable::run;
+  private volatile boolean closed;
+
+  private record Held(Call call, CompletableFuture<Object> future, Object value) {}
+
+  /** Every call to {@code peer} from now on ends with {@code outcome}. */
+  public ScriptedPeerTransport answer(NodeId peer, Outcome outcome) {
+    byPeer.put(peer, outcome);
+    return this;
+  }
+
+  /**
+   * Decides each call's outcome; a null outcome falls back to the peer's (default: succeed). The
+   * script sees the call already recorded in {@link #calls()}.
+   */
+  public ScriptedPeerTransport script(Function<Call, Outcome> script) {
+    this.script = script;
+    return this;
+  }
+
+  /** What successful reads answer. */
+  public ScriptedPeerTransport readAnswers(Function<Call, Optional<Record>> answers) {
+    this.readAnswers = answers;
+    return this;
+  }
+
+  /** Completes calls on {@code executor} instead of the caller's thread. */
+  public ScriptedPeerTransport completeOn(Executor executor) {
+    this.completions = executor;
+    return this;
+  }
+
+  public void reachable(NodeId peer, boolean reachable) {
+    if (reachable) {
+      unreachable.remove(peer);
+    } else {
+      unreachable.add(peer);
+    }
+  }
+
+  /** Tells the listeners registered through {@link #onPeerReachable} that {@code peer} is back. */
+  public void announceReachable(NodeId peer) {
+    listeners.forEach(listener -> listener.accept(peer));
+  }
+
+  public List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  public List<Call> calls(String operation) {
+    return calls.stream().filter(c -> c.operation().equals(operation)).toList();
+  }
+
+  /** Peers passed to {@link #peerAnnounced}, in order. */
+  public List<NodeId> announced() {
+    return List.copyOf(announced);
+  }
+
+  /** How many calls are hanging. */
+  public int hanging() {
+    return held.size();
+  }
+
+  /** Lets every hanging call succeed; answers how many there were. */
+  public int releaseAll() {
+    return finishHeld(true);
+  }
+
+  /** Fails every hanging call; answers how many there were. */
+  public int failAll() {
+    return finishHeld(false);
+  }
+
+  private int finishHeld(boolean succeed) {
+    List<Held> now = new ArrayList<>();
+    for (Held h = held.poll(); h != null; h = held.poll()) {
+      now.add(h);
+    }
+    for (Held h : now) {
+      if (succeed) {
+        h.future().complete(h.value());
+      } else {
+        h.future().completeExceptionally(unavailable(h.call().peer(), "failed by the test"));
+      }
+    }
+    return now.size();
+  }
+
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
+    Call call = new Call("read", peer, key, null);
+    return perform(call, () -> readAnswers.apply(call));
+  }
+
+  @Override
+  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
+    return perform(new Call("write", peer, key, record), () -> null);
+  }
+
+  @Override
+  public CompletableFuture<Long> hello(NodeId peer) {
+    return perform(new Call("hello", peer, null, null), () -> 0L);
+  }
+
+  @Override
+  public ScanCursor scan(NodeId peer, KeyRange range) {
+    Call call = new Call("scan", peer, range.start(), null);
+    CompletableFuture<List<Entry>> first = perform(call, List::<Entry>of);
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return first;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> CompletableFuture<T> perform(Call call, Supplier<T> value) {
+    calls.add(call);
+    Outcome outcome = script.apply(call);
+    if (outcome == null) {
+      outcome = byPeer.getOrDefault(call.peer(), Outcome.SUCCEED);
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    switch (outcome) {
+      case SUCCEED -> {
+        T answer = value.get();
+        completions.execute(() -> result.complete(answer));
+      }
+      case FAIL ->
+          completions.execute(
+              () -> result.completeExceptionally(unavailable(call.peer(), "scripted failure")));
+      case HANG -> held.add(new Held(call, (CompletableFuture<Object>) result, value.get()));
+    }
+    return result;
+  }
+
+  private static PeerUnavailableException unavailable(NodeId peer, String reason) {
+    return new PeerUnavailableException(peer, reason, null);
+  }
+
+  @Override
+  public PeerState state(NodeId peer) {
+    return unreachable.contains(peer)
+        ? new PeerState(false, "down")
+        : new PeerState(true, "connected");
+  }
+
+  @Override
+  public void onPeerReachable(Consumer<NodeId> listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public void peerAnnounced(NodeId peer) {
+    announced.add(peer);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}
