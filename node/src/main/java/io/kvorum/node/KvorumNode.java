@@ -2,6 +2,7 @@ package io.kvorum.node;
 
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeOptions;
+import java.security.Security;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -52,6 +53,12 @@ public final class KvorumNode implements Callable<Integer> {
   @Mixin private NodeOptions options = new NodeOptions();
 
   public static void main(String[] args) {
+    // Peers appear in DNS only when they start (containers, Kubernetes pods) and change address
+    // when they are rescheduled: the JVM's default 10 s cache of failed lookups would keep a node
+    // blind to a peer for that long after it came up, so failures are remembered for 1 s and
+    // answers for 5 s.
+    Security.setProperty("networkaddress.cache.negative.ttl", "1");
+    Security.setProperty("networkaddress.cache.ttl", "5");
     System.exit(commandLine().execute(args));
   }
 

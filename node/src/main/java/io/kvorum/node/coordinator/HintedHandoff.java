@@ -124,12 +124,20 @@ public final class HintedHandoff {
     return deliveries.compute(
         target,
         (peer, running) ->
-            running == null || running.isDone()
-                ? deliverFrom(peer, 1, 0)
-                // Wait for the delivery under way, count what it handed over, then look again.
-                : running
-                    .handle((delivered, error) -> delivered == null ? 0L : delivered)
-                    .thenCompose(earlier -> deliverFrom(peer, 1, earlier)));
+            (running == null || running.isDone()
+                    ? deliverFrom(peer, 1, 0)
+                    // Wait for the delivery under way, count what it handed over, look again.
+                    : running
+                        .handle((delivered, error) -> delivered == null ? 0L : delivered)
+                        .thenCompose(earlier -> deliverFrom(peer, 1, earlier)))
+                .whenComplete(
+                    (count, error) -> {
+                      if (error != null) {
+                        log.warn("hint delivery to {} stopped: {}", peer, error.toString());
+                      } else if (count > 0) {
+                        log.info("delivered {} hints to {}", count, peer);
+                      }
+                    }));
   }
 
   /**
@@ -176,14 +184,6 @@ public final class HintedHandoff {
                             ? CompletableFuture.completedFuture(total)
                             : deliverFrom(target, Math.min(2 * wave, BATCH), total);
                       });
-            })
-        .whenComplete(
-            (count, error) -> {
-              if (error != null) {
-                log.warn("hint delivery to {} stopped: {}", target, error.toString());
-              } else if (count > 0) {
-                log.info("delivered {} hints to {}", count, target);
-              }
             });
   }
 

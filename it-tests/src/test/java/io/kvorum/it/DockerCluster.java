@@ -1,0 +1,112 @@
+package io.kvorum.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.KvorumClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.testcontainers.containers.Network;
+
+/**
+ * A cluster of node containers {@code node-0}…, wired the way the Helm chart wires pods: each
+ * node's id is its host name, and {@code KVORUM_PEERS} lists every node by its DNS name on the
+ * cluster network.
+ */
+final class DockerCluster implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final Network cluster = Network.newNetwork();
+  private final Network access = Network.newNetwork();
+  private final List<NodeContainer> nodes = new ArrayList<>();
+
+  private DockerCluster(int size, Map<String, String> extraEnv) {
+    List<String> peers = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      peers.add("node-" + i + "=node-" + i + ":9090");
+    }
+    Map<String, String> env = new HashMap<>();
+    env.put("KVORUM_PEERS", String.join(",", peers));
+    env.put("JAVA_OPTS", "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED");
+    env.put("KVORUM_BLOCK_CACHE_SIZE", "16MiB");
+    env.put("KVORUM_WRITE_BUFFER_SIZE", "8MiB");
+    env.putAll(extraEnv);
+    for (int i = 0; i < size; i++) {
+      nodes.add(new NodeContainer(i, cluster, access, freePort(), Map.copyOf(env)));
+    }
+  }
+
+  /** Starts {@code size} nodes and waits until every one is ready. */
+  static DockerCluster start(int size, Map<String, String> extraEnv) {
+    DockerCluster cluster = new DockerCluster(size, extraEnv);
+    try {
+      cluster.nodes.forEach(NodeContainer::create);
+      cluster.nodes.forEach(NodeContainer::awaitReady);
+      return cluster;
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  NodeContainer node(int i) {
+    return nodes.get(i);
+  }
+
+  int size() {
+    return nodes.size();
+  }
+
+  /** How many hints the other nodes hold for node {@code i}, from their {@code /v0/cluster}. */
+  long hintsPendingFor(int i) {
+    long pending = 0;
+    for (int j = 0; j < nodes.size(); j++) {
+      if (j == i) {
+        continue;
+      }
+      try (KvorumClient client = nodes.get(j).client()) {
+        JsonNode view =
+            JSON.readTree(
+                client
+                    .send(
+                        HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
+                    .body());
+        pending += view.path("nodes").get(i).path("hintsPending").asLong();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return pending;
+  }
+
+  /** Waits until no node holds hints for node {@code i}: it has every write it missed. */
+  void awaitHintsDelivered(int i) {
+    Awaitility.await("hints for node-" + i + " delivered")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(() -> hintsPendingFor(i) == 0);
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    nodes.forEach(NodeContainer::close);
+    cluster.close();
+    access.close();
+  }
+}

@@ -1,0 +1,179 @@
+package io.kvorum.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * Three node containers under continuous client load at quorum, broken on purpose. After each
+ * scenario the history is checked: every write acknowledged at quorum is readable at quorum with
+ * its latest acknowledged value (or a later attempt), and deleted keys stay deleted.
+ */
+@RequiresDocker
+class FaultScenariosIT {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
+  private DockerCluster cluster;
+  private QuorumLoad load;
+  private String scenario;
+
+  @BeforeEach
+  void start(TestInfo test) {
+    scenario = test.getTestMethod().orElseThrow().getName();
+    cluster =
+        DockerCluster.start(3, Map.of("KVORUM_REQUEST_TIMEOUT", REQUEST_TIMEOUT.toMillis() + "ms"));
+    load = new QuorumLoad(cluster, 4, 100);
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    load.close();
+    cluster.close();
+  }
+
+  @Test
+  void sigkillAndRestart() throws Exception {
+    Thread.sleep(1500);
+    load.avoid(2);
+    cluster.node(2).kill();
+    Thread.sleep(3000);
+    cluster.node(2).start();
+    load.use(2);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, cluster.node(0));
+  }
+
+  @Test
+  void gracefulStopExitsZeroAndTheNodeComesBack() throws Exception {
+    Thread.sleep(1500);
+    load.avoid(1);
+    assertThat(cluster.node(1).stop()).as("exit code after SIGTERM").isZero();
+    Thread.sleep(2000);
+    cluster.node(1).start();
+    load.use(1);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(1);
+    check(history, cluster.node(2));
+  }
+
+  @Test
+  void aWipedNodeComesBackEmptyAndQuorumsStillAnswer() throws Exception {
+    Thread.sleep(1500);
+    for (int i = 0; i < 3; i++) {
+      cluster.awaitHintsDelivered(i);
+    }
+    load.avoid(2);
+    cluster.node(2).stop();
+    cluster.node(2).wipe();
+    load.use(2);
+    Thread.sleep(2500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, cluster.node(2));
+  }
+
+  @Test
+  void aFrozenNodeCostsQuorumsNoMoreThanTheRequestTimeout() throws Exception {
+    Thread.sleep(1500);
+    load.avoid(2);
+    long failuresBefore = load.failures();
+    long frozenAt = QuorumLoad.now();
+    cluster.node(2).pause();
+    Thread.sleep(5000);
+    long served = load.acknowledgedSince(frozenAt);
+    long slowest = load.maxLatencyNanosSince(frozenAt);
+    cluster.node(2).unpause();
+    if (load.failures() > failuresBefore) {
+      System.out.println(cluster.node(0).logs());
+    }
+    System.out.printf(
+        "[%s] while node-2 was frozen: %d quorum writes acknowledged, slowest %d ms%n",
+        scenario, served, slowest / 1_000_000);
+    assertThat(served).as("quorum writes acknowledged while a node is frozen").isGreaterThan(100);
+    assertThat(Duration.ofNanos(slowest))
+        .as("the slowest of them")
+        .isLessThan(REQUEST_TIMEOUT.plusMillis(1500));
+    assertThat(load.failures() - failuresBefore)
+        .as("requests that failed meanwhile: %s", load.failureReasons())
+        .isLessThan(5);
+    load.use(2);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, cluster.node(0));
+  }
+
+  @Test
+  void aPartitionedNodeAnswers504AndConvergesAfterHealing() throws Exception {
+    Thread.sleep(1500);
+    load.avoid(2);
+    cluster.node(2).disconnect();
+    Thread.sleep(3000);
+    try (KvorumClient isolated = cluster.node(2).client()) {
+      assertNotEnoughReplicas(
+          () -> isolated.put("isolated".getBytes(UTF_8), "x".getBytes(UTF_8), QuorumLoad.QUORUM));
+      assertNotEnoughReplicas(() -> isolated.get("w0/1".getBytes(UTF_8), QuorumLoad.QUORUM));
+    }
+    cluster.node(2).reconnect();
+    load.use(2);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, cluster.node(1));
+    // Every replica converged: with the other two stopped, node-2 alone has every write.
+    cluster.node(0).stop();
+    cluster.node(1).stop();
+    try (KvorumClient alone = cluster.node(2).client()) {
+      report("node-2 alone after healing", history.verify(alone, Consistency.of(1, 3)));
+    }
+  }
+
+  @Test
+  void aRollingRestartUnderLoadLosesNothing() throws Exception {
+    Thread.sleep(1000);
+    for (int i = 0; i < cluster.size(); i++) {
+      load.avoid(i);
+      assertThat(cluster.node(i).stop()).as("node-%d exit code", i).isZero();
+      cluster.node(i).start();
+      load.use(i);
+      Thread.sleep(1000);
+    }
+    History history = load.stop();
+    for (int i = 0; i < cluster.size(); i++) {
+      cluster.awaitHintsDelivered(i);
+    }
+    check(history, cluster.node(0));
+  }
+
+  private void check(History history, NodeContainer reader) {
+    try (KvorumClient client = reader.client()) {
+      report("read at 2/3 through " + reader.name(), history.verify(client, QuorumLoad.QUORUM));
+    }
+  }
+
+  private void report(String how, History.Verdict verdict) {
+    System.out.printf(
+        "[%s] %s: checked %d keys' latest acknowledged writes, %d lost%n",
+        scenario, how, verdict.checked(), verdict.lost().size());
+    assertThat(verdict.checked()).as("acknowledged writes checked").isGreaterThan(50);
+    assertThat(verdict.lost()).as("acknowledged writes lost").isEmpty();
+  }
+
+  private static void assertNotEnoughReplicas(Runnable request) {
+    assertThatThrownBy(request::run)
+        .isInstanceOfSatisfying(
+            KvorumClientException.class, e -> assertThat(e.status()).isEqualTo(504));
+  }
+}

@@ -1,0 +1,170 @@
+package io.kvorum.it;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.PortBinding;
+import com.github.dockerjava.api.model.Ports;
+import io.kvorum.api.KvorumClient;
+import java.time.Duration;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.Network;
+import org.testcontainers.containers.wait.strategy.Wait;
+
+/**
+ * One kvorum node in a container, with the host name {@code node-i} (its node id, as a pod's in a
+ * StatefulSet) and that alias on the cluster network. Its HTTP port is published on a fixed host
+ * port, so it stays the same across restarts; it is also on an access network, so the host still
+ * reaches it when it is cut from the cluster network.
+ *
+ * <p>Faults go through the Docker API on the same container: {@link #kill()} (SIGKILL), {@link
+ * #stop()} (SIGTERM, then the exit code), {@link #start()}, {@link #pause()}, {@link
+ * #disconnect()}; {@link #wipe()} replaces it with a fresh container and an empty volume.
+ */
+final class NodeContainer implements AutoCloseable {
+  private final int index;
+  private final Network cluster;
+  private final Network access;
+  private final int hostPort;
+  private final Map<String, String> env;
+  private final DockerClient docker = DockerClientFactory.instance().client();
+  private GenericContainer<?> container;
+
+  NodeContainer(int index, Network cluster, Network access, int hostPort, Map<String, String> env) {
+    this.index = index;
+    this.cluster = cluster;
+    this.access = access;
+    this.hostPort = hostPort;
+    this.env = env;
+  }
+
+  String name() {
+    return "node-" + index;
+  }
+
+  /** Creates and starts a fresh container (new, empty volume); does not wait for readiness. */
+  @SuppressWarnings("resource")
+  void create() {
+    container =
+        new GenericContainer<>(NodeImage.name())
+            .withNetwork(cluster)
+            .withNetworkAliases(name())
+            .withEnv(env)
+            .withExposedPorts(8080)
+            .withCreateContainerCmdModifier(
+                cmd -> {
+                  cmd.withHostName(name());
+                  cmd.getHostConfig()
+                      .withPortBindings(
+                          new PortBinding(Ports.Binding.bindPort(hostPort), ExposedPort.tcp(8080)));
+                })
+            .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofSeconds(60)));
+    container.start();
+    docker.connectToNetworkCmd().withNetworkId(access.getId()).withContainerId(id()).exec();
+  }
+
+  String id() {
+    return container.getContainerId();
+  }
+
+  int httpPort() {
+    return hostPort;
+  }
+
+  KvorumClient client() {
+    return KvorumClient.connect("127.0.0.1", hostPort, Duration.ofSeconds(5));
+  }
+
+  void awaitReady() {
+    try (KvorumClient client = client()) {
+      Awaitility.await(name() + " ready")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(client::ready);
+    }
+  }
+
+  /** SIGKILL: no shutdown at all. */
+  void kill() {
+    docker.killContainerCmd(id()).withSignal("KILL").exec();
+    awaitStopped();
+  }
+
+  /**
+   * SIGTERM, as {@code docker stop} and Kubernetes send it.
+   *
+   * @return the node's exit code
+   */
+  long stop() {
+    docker.stopContainerCmd(id()).withTimeout(60).exec();
+    awaitStopped();
+    return docker.inspectContainerCmd(id()).exec().getState().getExitCodeLong();
+  }
+
+  /** Starts the stopped container again, on its volume, and waits until the node is ready. */
+  void start() {
+    docker.startContainerCmd(id()).exec();
+    awaitReady();
+  }
+
+  void pause() {
+    docker.pauseContainerCmd(id()).exec();
+  }
+
+  void unpause() {
+    docker.unpauseContainerCmd(id()).exec();
+  }
+
+  /** Cuts the node from the cluster network: its peers lose it, the host still reaches it. */
+  void disconnect() {
+    docker.disconnectFromNetworkCmd().withNetworkId(cluster.getId()).withContainerId(id()).exec();
+  }
+
+  void reconnect() {
+    docker
+        .connectToNetworkCmd()
+        .withNetworkId(cluster.getId())
+        .withContainerId(id())
+        .withContainerNetwork(new ContainerNetwork().withAliases(name()))
+        .exec();
+  }
+
+  /** Removes the container and its volume, then starts a fresh one with the same identity. */
+  void wipe() {
+    remove();
+    create();
+    awaitReady();
+  }
+
+  String logs() {
+    return container.getLogs();
+  }
+
+  private void awaitStopped() {
+    Awaitility.await(name() + " stopped")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                !Boolean.TRUE.equals(
+                    docker.inspectContainerCmd(id()).exec().getState().getRunning()));
+  }
+
+  private void remove() {
+    if (container != null) {
+      docker.removeContainerCmd(id()).withForce(true).withRemoveVolumes(true).exec();
+      container = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      remove();
+    } catch (RuntimeException e) {
+      // already gone
+    }
+  }
+}
