@@ -17,7 +17,8 @@ fi
 jlink="${JAVA_HOME:+$JAVA_HOME/bin/}jlink"
 command -v "$jlink" > /dev/null || { echo "no jlink: set JAVA_HOME to a JDK 21+" >&2; exit 1; }
 busybox=$(command -v busybox || true)
-if [ -z "$busybox" ] || ! ldd "$busybox" 2>&1 | grep -q "not a dynamic"; then
+# ldd fails on a static binary; that failure is the answer wanted.
+if [ -z "$busybox" ] || [[ "$(ldd "$busybox" 2>&1 || true)" != *"not a dynamic"* ]]; then
   echo "need a static busybox (apt-get install busybox-static)" >&2
   exit 1
 fi
