@@ -170,6 +170,8 @@ class NodeProcessIT {
               "127.0.0.1",
               "--http-port",
               String.valueOf(taken.getLocalPort()),
+              "--grpc-port",
+              String.valueOf(NodeProcess.freePort()),
               "--data-dir",
               work.resolve("data").toString());
       assertThat(node.awaitExit()).isEqualTo(2);
