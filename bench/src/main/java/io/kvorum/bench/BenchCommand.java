@@ -356,16 +356,16 @@ public final class BenchCommand implements Callable<Integer> {
       Report report,
       double limit)
       throws Exception {
-    Sweep target =
-        sweeps.stream()
-            .filter(s -> s.phase().equals(profile) && s.sustained() != null)
-            .findFirst()
-            .orElse(null);
+    Sweep target = sweeps.stream().filter(s -> s.phase().equals(profile)).findFirst().orElse(null);
     if (target == null) {
-      report.text("No profile: phase " + profile + " has no passing rate in this run.");
+      report.text("No profile: phase " + profile + " did not run.");
       return;
     }
-    double rate = target.sustained().requestedRate();
+    // The best rate that held; when none did, the first step's, to show what stands in the way.
+    double rate =
+        target.sustained() != null
+            ? target.sustained().requestedRate()
+            : target.steps().get(0).requestedRate();
     RequestSource source =
         switch (profile) {
           case "get" -> workload.gets();

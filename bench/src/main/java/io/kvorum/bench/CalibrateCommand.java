@@ -39,7 +39,9 @@ final class CalibrateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String path = url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+    String path =
+        (url.getRawPath().isEmpty() ? "/" : url.getRawPath())
+            + (url.getRawQuery() != null ? "?" + url.getRawQuery() : "");
     byte[] bytes =
         ("GET " + path + " HTTP/1.1\r\nHost: " + url.getHost() + "\r\n\r\n")
             .getBytes(StandardCharsets.US_ASCII);

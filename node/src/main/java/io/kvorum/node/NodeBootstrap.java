@@ -116,13 +116,19 @@ public final class NodeBootstrap implements AutoCloseable {
                 timers,
                 config.requestTimeout(),
                 config.replication().catchUpTimeout(),
-                maxMessageBytes(config));
+                maxMessageBytes(config),
+                config.http().ioThreads());
           }
 
           @Override
           public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
             return GrpcReplicaServer.start(
-                config.nodeId(), config.grpcPort(), service, clock, maxMessageBytes(config));
+                config.nodeId(),
+                config.grpcPort(),
+                service,
+                clock,
+                maxMessageBytes(config),
+                config.http().ioThreads());
           }
         };
   }

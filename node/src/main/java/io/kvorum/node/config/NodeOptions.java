@@ -182,7 +182,9 @@ public final class NodeOptions {
       names = "--io-threads",
       defaultValue = "${env:KVORUM_IO_THREADS:-0}",
       paramLabel = "N",
-      description = "HTTP event-loop threads. Default: one per core.")
+      description =
+          "Event-loop threads of the HTTP API, and as many again for inter-node gRPC."
+              + " Default: one per core.")
   String ioThreads;
 
   @Option(

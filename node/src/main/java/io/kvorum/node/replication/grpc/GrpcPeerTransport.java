@@ -40,6 +40,7 @@ import java.util.stream.Collectors;
  */
 public final class GrpcPeerTransport implements PeerTransport {
   private final Clock clock;
+  private final GrpcEventLoops eventLoops;
   private final NodeId self;
   private final Duration callTimeout;
   private final Duration helloTimeout;
@@ -50,6 +51,8 @@ public final class GrpcPeerTransport implements PeerTransport {
    * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
    * @param helloTimeout deadline of a hello, which waits for the peer to deliver its hints
    * @param maxMessageBytes the largest message accepted (a value plus its key and framing)
+   * @param ioThreads event-loop threads of the process's inter-node traffic ({@link
+   *     GrpcEventLoops})
    */
   public GrpcPeerTransport(
       Topology topology,
@@ -57,7 +60,9 @@ public final class GrpcPeerTransport implements PeerTransport {
       ScheduledExecutorService timers,
       Duration callTimeout,
       Duration helloTimeout,
-      int maxMessageBytes) {
+      int maxMessageBytes,
+      int ioThreads) {
+    this.eventLoops = GrpcEventLoops.acquire(ioThreads);
     this.clock = clock;
     this.self = topology.self();
     this.callTimeout = callTimeout;
@@ -70,7 +75,10 @@ public final class GrpcPeerTransport implements PeerTransport {
                     member ->
                         new PeerChannel(
                             member.id(),
-                            NettyChannelBuilder.forAddress(member.host(), member.grpcPort())
+                            eventLoops
+                                .configure(
+                                    NettyChannelBuilder.forAddress(
+                                        member.host(), member.grpcPort()))
                                 .usePlaintext()
                                 .directExecutor()
                                 .keepAliveTime(5, TimeUnit.SECONDS)
@@ -199,6 +207,10 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public void close() {
-    peers.values().forEach(PeerChannel::close);
+    try {
+      peers.values().forEach(PeerChannel::close);
+    } finally {
+      eventLoops.release();
+    }
   }
 }

@@ -16,20 +16,30 @@ import org.slf4j.LoggerFactory;
 public final class GrpcReplicaServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
   private final Server server;
+  private final GrpcEventLoops eventLoops;
 
-  private GrpcReplicaServer(Server server) {
+  private GrpcReplicaServer(Server server, GrpcEventLoops eventLoops) {
     this.server = server;
+    this.eventLoops = eventLoops;
   }
 
   /**
-   * Binds {@code port} on every interface and starts serving.
+   * Binds {@code port} on every interface and starts serving, on the process's inter-node event
+   * loops ({@link GrpcEventLoops}, {@code ioThreads} threads when it starts them).
    *
    * @throws UncheckedIOException if the port cannot be bound
    */
   public static GrpcReplicaServer start(
-      NodeId self, int port, ReplicaService service, Clock clock, int maxMessageBytes) {
+      NodeId self,
+      int port,
+      ReplicaService service,
+      Clock clock,
+      int maxMessageBytes,
+      int ioThreads) {
+    GrpcEventLoops eventLoops = GrpcEventLoops.acquire(ioThreads);
     Server server =
-        NettyServerBuilder.forAddress(new InetSocketAddress(port))
+        eventLoops
+            .configure(NettyServerBuilder.forAddress(new InetSocketAddress(port)))
             .addService(new ReplicaEndpoint(self, service, clock))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
@@ -39,10 +49,11 @@ public final class GrpcReplicaServer implements AutoCloseable {
     try {
       server.start();
     } catch (IOException e) {
+      eventLoops.release();
       throw new UncheckedIOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
     log.info("inter-node gRPC listening on port {}", server.getPort());
-    return new GrpcReplicaServer(server);
+    return new GrpcReplicaServer(server, eventLoops);
   }
 
   public int port() {
@@ -59,6 +70,8 @@ public final class GrpcReplicaServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       server.shutdownNow();
+    } finally {
+      eventLoops.release();
     }
   }
 }

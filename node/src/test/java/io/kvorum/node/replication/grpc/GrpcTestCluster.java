@@ -60,7 +60,7 @@ final class GrpcTestCluster implements AutoCloseable {
 
     /** Starts the server: on a free port the first time, on the same port after a stop. */
     void startServer() {
-      server = GrpcReplicaServer.start(id, port, service, clock, MAX_MESSAGE);
+      server = GrpcReplicaServer.start(id, port, service, clock, MAX_MESSAGE, 2);
       port = server.port();
     }
 
@@ -114,7 +114,8 @@ final class GrpcTestCluster implements AutoCloseable {
               timers,
               callTimeout,
               Duration.ofSeconds(10),
-              MAX_MESSAGE);
+              MAX_MESSAGE,
+              2);
       node.handoff =
           new HintedHandoff(
               node.hints,

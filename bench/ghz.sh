@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# gRPC load on the inter-node service alone, with ghz: starts one node (its Replica service is what
+# peers call), then drives Replica/Exchange, the bidirectional stream that carries replica reads
+# and writes, with calls of MESSAGES messages each (default 100), first writes of 1 KiB values then
+# reads of those keys, at each rate of calls per second given (default 50 100 200 400). Prints
+# ghz's summary per run; messages per second = calls per second x MESSAGES.
+#
+#   bench/ghz.sh [calls-per-second ...]
+#
+# ghz is built from the Go module proxy (pinned v0.121.0) into ~/.cache/kvorum-tools on first use.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+messages="${MESSAGES:-100}"
+duration="${DURATION:-20s}"
+rates=("$@")
+[ ${#rates[@]} -gt 0 ] || rates=(50 100 200 400)
+tools="$HOME/.cache/kvorum-tools"
+ghz="$tools/ghz"
+if [ ! -x "$ghz" ]; then
+  mkdir -p "$tools"
+  GOBIN="$tools" go install github.com/bojand/ghz/cmd/ghz@v0.121.0
+fi
+[ -f node/target/kvorum-node.jar ] || ./mvnw -B -q -ntp package -DskipTests -pl node -am
+java_bin=java
+for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64; do
+  [ -n "$candidate" ] && [ -x "$candidate/bin/java" ] && { java_bin="$candidate/bin/java"; break; }
+done
+work=$(mktemp -d)
+"$java_bin" -Xms1g -Xmx1g --enable-native-access=ALL-UNNAMED -jar node/target/kvorum-node.jar \
+  --node-id ghz-0 --http-host 127.0.0.1 --http-port 18190 --grpc-port 19190 \
+  --data-dir "$work/data" > "$work/node.log" 2>&1 &
+node=$!
+trap 'kill $node 2>/dev/null; wait $node 2>/dev/null; rm -rf "$work"' EXIT
+until curl -sf http://127.0.0.1:18190/health/ready > /dev/null; do
+  kill -0 $node 2>/dev/null || { cat "$work/node.log"; exit 1; }
+  sleep 0.5
+done
+python3 - "$work" "$messages" <<'PY'
+import base64, json, os, sys, time
+work, n = sys.argv[1], int(sys.argv[2])
+hlc = str(int(time.time() * 1000) << 16)
+value = base64.b64encode(os.urandom(1024)).decode()
+key = lambda i: base64.b64encode(f"k{i:010d}".encode()).decode()
+writes = [{"requestId": i + 1, "hlc": hlc, "write": {"key": key(i),
+           "record": {"version": hlc, "value": value}}} for i in range(n)]
+reads = [{"requestId": i + 1, "hlc": hlc, "read": {"key": key(i)}} for i in range(n)]
+json.dump(writes, open(f"{work}/write.json", "w"))
+json.dump(reads, open(f"{work}/read.json", "w"))
+PY
+proto=proto/src/main/protobuf
+for op in write read; do
+  for rate in "${rates[@]}"; do
+    echo "== $op: $rate calls/s x $messages messages = $((rate * messages)) messages/s, $duration"
+    "$ghz" --insecure --proto "$proto/kvorum/replica/v1/replica.proto" --import-paths "$proto" \
+      --call kvorum.replica.v1.Replica/Exchange -D "$work/$op.json" --rps "$rate" \
+      --concurrency 16 --connections 1 --duration "$duration" 127.0.0.1:19190 |
+      sed -n '/Summary:/,/Status code distribution:/p;/OK/p;/Error distribution/,$p'
+  done
+done

@@ -1,0 +1,76 @@
+package io.kvorum.node.replication.grpc;
+
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event loops of all inter-node gRPC traffic in this process, the server side and the client
+ * side alike: one group of {@code --io-threads} threads (epoll where available) instead of gRPC's
+ * defaults of a boss thread, twice the cores of server workers and twice the cores of client
+ * threads. Every replica message is handled on these threads (the service and the calls run on
+ * {@code directExecutor()}), so fewer of them means fewer thread wake-ups per request; measured in
+ * {@code docs/performance.md}.
+ *
+ * <p>Shared by every node of the process (tests run several) and reference-counted: the group
+ * starts with its first user and stops when the last one releases it. The first user's thread count
+ * wins.
+ */
+final class GrpcEventLoops {
+  private static GrpcEventLoops shared;
+  private static int users;
+
+  private final EventLoopGroup group;
+  private final boolean epoll;
+
+  private GrpcEventLoops(int threads) {
+    this.epoll = Epoll.isAvailable();
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            threads,
+            new DefaultThreadFactory("kvorum-grpc", true),
+            epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+  }
+
+  static synchronized GrpcEventLoops acquire(int threads) {
+    if (shared == null) {
+      shared = new GrpcEventLoops(threads);
+    }
+    users++;
+    return shared;
+  }
+
+  /** Gives up one use; the last one shuts the threads down. */
+  void release() {
+    synchronized (GrpcEventLoops.class) {
+      if (--users > 0) {
+        return;
+      }
+      shared = null;
+    }
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+  }
+
+  NettyServerBuilder configure(NettyServerBuilder builder) {
+    Class<? extends ServerChannel> type =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    return builder.bossEventLoopGroup(group).workerEventLoopGroup(group).channelType(type);
+  }
+
+  NettyChannelBuilder configure(NettyChannelBuilder builder) {
+    Class<? extends Channel> type = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    return builder.eventLoopGroup(group).channelType(type);
+  }
+}
