@@ -11,7 +11,8 @@
 # 4. the unit tests of the templates (helm-unittest, kvorum/tests/*_test.yaml);
 # 5. bad values that must be refused with a message naming them (values.schema.json and the
 #    templates' own checks);
-# 6. the packaged chart leaves out the tests and the CI values (.helmignore).
+# 6. every option of docs/configuration.md is a value (derived, or a key of config);
+# 7. the packaged chart leaves out the tests and the CI values (.helmignore).
 #
 # The tools are installed on first use into $KVORUM_TOOLS (default ~/.cache/kvorum-tools), through
 # the Go module proxy and PyPI, and reused after: helm, helm-unittest, kubernetes-validate. Needs Go
@@ -158,6 +159,30 @@ refuse "at '/image/tag': got number, want string" --set image.tag=2
 refuse "terminationGracePeriodSeconds 20 is too short" --set terminationGracePeriodSeconds=20
 refuse "extraEnv: KVORUM_PEERS is set by the chart" \
   --set 'extraEnv[0].name=KVORUM_PEERS' --set 'extraEnv[0].value=x=y:1'
+
+step "every node option of docs/configuration.md is a value"
+# The chart derives these from its own values; every other flag must be a key of config, in
+# values.yaml and in values.schema.json.
+"$TOOLS/venv/bin/python" - ../docs/configuration.md kvorum/values.yaml kvorum/values.schema.json <<'PY'
+import json, re, sys
+import yaml
+docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
+derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
+           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
+options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
+config = yaml.safe_load(values)["config"]
+typed = json.loads(schema)["properties"]["config"]["properties"]
+missing = []
+for option in options:
+    head, *rest = option.split("-")
+    key = head + "".join(w.capitalize() for w in rest)
+    if key not in config or key not in typed:
+        missing.append(f"--{option} (config.{key})")
+if len(flags) < 20 or missing:
+    sys.exit(f"  not in the chart's values: {', '.join(missing) or 'too few flags found in the docs'}")
+print(f"  {len(flags)} flags: {len(flags) - len(derived)} in config, {len(derived)} derived; plus log-level")
+PY
 
 step "the packaged chart holds no tests"
 rm -rf "$OUT/package"

@@ -123,14 +123,22 @@ What a graceful stop can take, before closing: the preStop delay, the drain of r
 {{- end }}
 
 {{/*
+The longest the node's closing can take after hint delivery (NodeBootstrap.closeResources): the
+HTTP event loops 6 s, the gRPC server 2 s, 2 s per peer channel, the timer and storage executors
+5 s each, and a margin for RocksDB's close: 26 s + 2 s per peer, 30 s for three nodes.
+*/}}
+{{- define "kvorum.closeSeconds" -}}
+{{- add 26 (mul 2 (sub (max (int64 .Values.replicaCount) 1) 1)) }}
+{{- end }}
+
+{{/*
 terminationGracePeriodSeconds: the value given, refused when it cannot cover the preStop delay,
-the drain and hint delivery; else those plus 30 s for closing the gRPC channels, the executors and
-RocksDB.
+the drain and hint delivery; else those plus the closing allowance.
 */}}
 {{- define "kvorum.terminationGracePeriodSeconds" -}}
 {{- $needed := include "kvorum.stopSeconds" . | int64 }}
 {{- if kindIs "invalid" .Values.terminationGracePeriodSeconds }}
-{{- add $needed 30 }}
+{{- add $needed (include "kvorum.closeSeconds" . | int64) }}
 {{- else }}
 {{- $given := int64 .Values.terminationGracePeriodSeconds }}
 {{- if lt $given $needed }}
