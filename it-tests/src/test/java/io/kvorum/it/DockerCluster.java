@@ -21,7 +21,7 @@ import org.testcontainers.containers.Network;
  * node's id is its host name, and {@code KVORUM_PEERS} lists every node by its DNS name on the
  * cluster network.
  */
-final class DockerCluster implements AutoCloseable {
+final class DockerCluster implements ClusterClients, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Network cluster = Network.newNetwork();
   private final Network access = Network.newNetwork();
@@ -60,8 +60,14 @@ final class DockerCluster implements AutoCloseable {
     return nodes.get(i);
   }
 
-  int size() {
+  @Override
+  public int size() {
     return nodes.size();
+  }
+
+  @Override
+  public KvorumClient client(int i) {
+    return nodes.get(i).client();
   }
 
   /** How many hints the other nodes hold for node {@code i}, from their {@code /v0/cluster}. */

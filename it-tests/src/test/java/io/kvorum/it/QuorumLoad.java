@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QuorumLoad implements AutoCloseable {
   static final Consistency QUORUM = Consistency.of(2, 3);
 
-  private final DockerCluster cluster;
+  private final ClusterClients cluster;
   private final History history = new History();
   private final Set<Integer> excluded = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean running = new AtomicBoolean(true);
@@ -33,7 +33,7 @@ final class QuorumLoad implements AutoCloseable {
   private final Map<String, AtomicLong> failureReasons = new ConcurrentHashMap<>();
   private final List<long[]> latencies = new ArrayList<>();
 
-  QuorumLoad(DockerCluster cluster, int writers, int keysPerWriter) {
+  QuorumLoad(ClusterClients cluster, int writers, int keysPerWriter) {
     this.cluster = cluster;
     this.writers = Executors.newFixedThreadPool(writers);
     for (int w = 0; w < writers; w++) {
@@ -45,7 +45,7 @@ final class QuorumLoad implements AutoCloseable {
   private void run(int writer, int keys) {
     List<KvorumClient> clients = new ArrayList<>();
     for (int i = 0; i < cluster.size(); i++) {
-      clients.add(cluster.node(i).client());
+      clients.add(cluster.client(i));
     }
     try {
       for (long n = 0; running.get(); n++) {

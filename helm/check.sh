@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Checks the Helm chart helm/kvorum without a Kubernetes cluster; CI runs it (.ci/run), and so can
+# anyone:
+#
+#   helm/check.sh
+#
+# 1. helm lint --strict, with the default values and with ci/production-values.yaml;
+# 2. helm template both ways, the output kept in helm/target/;
+# 3. strict validation of both renders against the Kubernetes JSON schemas of the oldest
+#    supported (1.27) and the newest bundled (1.37) version, offline (kubernetes-validate);
+# 4. the unit tests of the templates (helm-unittest, kvorum/tests/*_test.yaml);
+# 5. bad values that must be refused with a message naming them (values.schema.json and the
+#    templates' own checks);
+# 6. every option of docs/configuration.md is a value (derived, or a key of config);
+# 7. the packaged chart leaves out the tests and the CI values (.helmignore).
+#
+# The tools are installed on first use into $KVORUM_TOOLS (default ~/.cache/kvorum-tools), through
+# the Go module proxy and PyPI, and reused after: helm, helm-unittest, kubernetes-validate. Needs Go
+# 1.24+ and Python 3 for that first install (about 4 minutes; later runs take seconds).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+TOOLS="${KVORUM_TOOLS:-$HOME/.cache/kvorum-tools}"
+HELM_VERSION=v3.22.0
+# The Kubernetes version helm assumes without a cluster (lint's deprecation checks, `helm
+# template`'s .Capabilities): the one of its client libraries, as in helm's release builds.
+HELM_KUBE_MINOR=37
+UNITTEST_VERSION=v1.1.2
+VALIDATE_VERSION=1.37.0
+KUBE_VERSIONS=(1.27.0 1.37.0)
+# Not a Kubernetes kind, so no bundled schema: its fields are pinned by
+# tests/servicemonitor_test.yaml instead.
+UNVALIDATED_KINDS="ServiceMonitor"
+
+HELM="$TOOLS/helm"
+UNITTEST="$TOOLS/helm-unittest-$UNITTEST_VERSION"
+VALIDATE="$TOOLS/venv/bin/kubernetes-validate"
+OUT=target
+started=$SECONDS
+
+step() { printf '\n== %s\n' "$*"; }
+die() { printf 'helm/check.sh: %s\n' "$*" >&2; exit 1; }
+
+need_go() {
+  command -v go > /dev/null || die "Go is needed to install $1 (or put it at $2)"
+}
+
+install_helm() {
+  if [ -x "$HELM" ] && [ "$("$HELM" version --template '{{.Version}}' 2>/dev/null)" = "$HELM_VERSION" ]; then
+    return
+  fi
+  need_go "helm $HELM_VERSION" "$HELM"
+  echo "installing helm $HELM_VERSION into $TOOLS (about 2.5 minutes the first time)"
+  mkdir -p "$TOOLS"
+  local x="-X helm.sh/helm/v3"
+  GOBIN="$TOOLS" GOFLAGS=-buildvcs=false go install -ldflags "-s -w \
+    $x/internal/version.version=$HELM_VERSION \
+    $x/pkg/lint/rules.k8sVersionMajor=1 $x/pkg/lint/rules.k8sVersionMinor=$HELM_KUBE_MINOR \
+    $x/pkg/chartutil.k8sVersionMajor=1 $x/pkg/chartutil.k8sVersionMinor=$HELM_KUBE_MINOR" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
+install_unittest() {
+  [ -x "$UNITTEST" ] && return
+  need_go "helm-unittest $UNITTEST_VERSION" "$UNITTEST"
+  echo "installing helm-unittest $UNITTEST_VERSION into $TOOLS (about 1 minute the first time)"
+  # `go install` refuses a module with replace directives: build a copy of the module instead.
+  local dir src
+  dir=$(go mod download -json "github.com/helm-unittest/helm-unittest@$UNITTEST_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$dir" ] || die "go mod download gave no directory for helm-unittest"
+  src=$(mktemp -d)
+  cp -r "$dir/." "$src"
+  chmod -R u+w "$src"
+  (cd "$src" && GOFLAGS=-buildvcs=false go build -o "$UNITTEST.partial" ./cmd/helm-unittest)
+  rm -rf "$src"
+  mv "$UNITTEST.partial" "$UNITTEST"
+}
+
+install_validate() {
+  if [ -x "$VALIDATE" ] && [ "$("$VALIDATE" --version 2>/dev/null)" = "$VALIDATE_VERSION" ]; then
+    return
+  fi
+  command -v python3 > /dev/null || die "Python 3 is needed to install kubernetes-validate"
+  echo "installing kubernetes-validate $VALIDATE_VERSION into $TOOLS/venv"
+  python3 -m venv "$TOOLS/venv"
+  "$TOOLS/venv/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$VALIDATE_VERSION"
+}
+
+# Validates every resource of a render strictly against each Kubernetes version; a resource
+# without a schema fails unless its kind is one of UNVALIDATED_KINDS.
+validate() {
+  local file=$1 version report status=0
+  for version in "${KUBE_VERSIONS[@]}"; do
+    report=$("$VALIDATE" --strict -k "$version" "$file") || status=1
+    printf '%s\n' "$report" | sed "s|^|  |"
+    if printf '%s\n' "$report" | grep '^WARN' | grep -v -E "kind ($UNVALIDATED_KINDS) " > /dev/null; then
+      status=1
+    fi
+    printf '%s\n' "$report" | grep -q 'passed for resource statefulset/' || status=1
+  done
+  return $status
+}
+
+# Renders with bad values: must fail, and say $expected.
+refuse() {
+  local expected=$1 output
+  shift
+  if output=$("$HELM" template demo kvorum "$@" 2>&1 > /dev/null); then
+    echo "  NOT REFUSED: $*"
+    return 1
+  fi
+  if [[ "$output" != *"$expected"* ]]; then
+    printf '  REFUSED FOR ANOTHER REASON: %s\n%s\n' "$*" "$output"
+    return 1
+  fi
+  printf '  %-60s -> %s\n' "$*" "$(printf '%s\n' "$output" | grep -F -- "$expected" | head -1 | sed 's/^[- ]*//')"
+}
+
+step "tools"
+install_helm
+install_unittest
+install_validate
+"$HELM" version --short
+echo "helm-unittest $UNITTEST_VERSION, kubernetes-validate $("$VALIDATE" --version)"
+
+step "helm lint --strict"
+"$HELM" lint --strict kvorum
+"$HELM" lint --strict kvorum -f kvorum/ci/production-values.yaml
+
+step "helm template: defaults, and ci/production-values.yaml"
+mkdir -p "$OUT"
+"$HELM" template kvorum kvorum --namespace kvorum > "$OUT/default.yaml"
+"$HELM" template kvorum-prod kvorum --namespace storage \
+  -f kvorum/ci/production-values.yaml > "$OUT/production.yaml"
+for render in "$OUT/default.yaml" "$OUT/production.yaml"; do
+  printf '  %s: %s\n' "$render" "$(grep '^kind:' "$render" | cut -d' ' -f2 | sort | tr '\n' ' ')"
+done
+
+step "strict schema validation (Kubernetes ${KUBE_VERSIONS[*]}), offline"
+validate "$OUT/default.yaml"
+validate "$OUT/production.yaml"
+
+step "unit tests of the templates"
+"$UNITTEST" --strict --color=false kvorum
+
+step "bad values are refused"
+refuse "at '/replicaCount': minimum: got 0, want 1" --set replicaCount=0
+refuse "at '/ports/grpc': minimum: got -1, want 1" --set ports.grpc=-1
+refuse "at '/service/port': minimum: got 0, want 1" --set service.port=0
+refuse "additional properties 'replicas' not allowed" --set replicas=3
+refuse "at '/config': additional properties 'requestTimout' not allowed" --set config.requestTimout=2s
+refuse "at '/config/requestTimeout': '1sec' does not match pattern" --set config.requestTimeout=1sec
+refuse "at '/config/hintWindow': '0h' does not match pattern" --set config.hintWindow=0h
+refuse "at '/config/maxValueSize': '16XB' does not match pattern" --set config.maxValueSize=16XB
+refuse "at '/podAntiAffinity/type': value must be one of 'preferred', 'required', 'none'" \
+  --set podAntiAffinity.type=hard
+refuse "at '/image/tag': got number, want string" --set image.tag=2
+refuse "terminationGracePeriodSeconds 20 is too short" --set terminationGracePeriodSeconds=20
+refuse "extraEnv: KVORUM_PEERS is set by the chart" \
+  --set 'extraEnv[0].name=KVORUM_PEERS' --set 'extraEnv[0].value=x=y:1'
+
+step "every node option of docs/configuration.md is a value"
+# The chart derives these from its own values; every other flag must be a key of config, in
+# values.yaml and in values.schema.json.
+"$TOOLS/venv/bin/python" - ../docs/configuration.md kvorum/values.yaml kvorum/values.schema.json <<'PY'
+import json, re, sys
+import yaml
+docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
+derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
+           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
+options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
+config = yaml.safe_load(values)["config"]
+typed = json.loads(schema)["properties"]["config"]["properties"]
+missing = []
+for option in options:
+    head, *rest = option.split("-")
+    key = head + "".join(w.capitalize() for w in rest)
+    if key not in config or key not in typed:
+        missing.append(f"--{option} (config.{key})")
+if len(flags) < 20 or missing:
+    sys.exit(f"  not in the chart's values: {', '.join(missing) or 'too few flags found in the docs'}")
+print(f"  {len(flags)} flags: {len(flags) - len(derived)} in config, {len(derived)} derived; plus log-level")
+PY
+
+step "the packaged chart holds no tests"
+rm -rf "$OUT/package"
+"$HELM" package kvorum --destination "$OUT/package" > /dev/null
+contents=$(tar -tzf "$OUT/package"/kvorum-*.tgz)
+if printf '%s\n' "$contents" | grep -E '^kvorum/(tests|ci)/' > /dev/null; then
+  die "the package holds tests/ or ci/; see kvorum/.helmignore"
+fi
+printf '%s\n' "$contents" | sed 's/^/  /'
+
+printf '\nhelm/check.sh: chart checks passed in %d s\n' $((SECONDS - started))

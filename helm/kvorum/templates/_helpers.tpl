@@ -1,0 +1,179 @@
+{{/*
+The chart's name, truncated to fit DNS labels.
+*/}}
+{{- define "kvorum.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The release's full name: the StatefulSet, its pods (<fullname>-<i>) and the Services. At most 52
+characters: a StatefulSet's pods carry a controller-revision-hash label made of its name and 11
+more characters, and labels stop at 63.
+*/}}
+{{- define "kvorum.fullname" -}}
+{{- $name := "" }}
+{{- if .Values.fullnameOverride }}
+{{- $name = .Values.fullnameOverride }}
+{{- else }}
+{{- $base := default .Chart.Name .Values.nameOverride }}
+{{- if contains $base .Release.Name }}
+{{- $name = .Release.Name }}
+{{- else }}
+{{- $name = printf "%s-%s" .Release.Name $base }}
+{{- end }}
+{{- end }}
+{{- $name | trunc 52 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The headless Service: the DNS subdomain of the pods.
+*/}}
+{{- define "kvorum.headlessName" -}}
+{{- printf "%s-headless" (include "kvorum.fullname" . | trunc 43 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "kvorum.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels the pods are selected by; they never change over the life of a release.
+*/}}
+{{- define "kvorum.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kvorum.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "kvorum.labels" -}}
+helm.sh/chart: {{ include "kvorum.chart" . }}
+{{ include "kvorum.selectorLabels" . }}
+app.kubernetes.io/version: {{ include "kvorum.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: node
+app.kubernetes.io/part-of: kvorum
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "kvorum.imageTag" -}}
+{{- .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}
+
+{{/*
+The DNS name of pod i: <fullname>-<i>.<headless>.<namespace>.svc.<clusterDomain>.
+*/}}
+{{- define "kvorum.podHost" -}}
+{{- $root := index . 0 }}
+{{- $i := index . 1 }}
+{{- printf "%s-%d.%s.%s.svc.%s" (include "kvorum.fullname" $root) $i (include "kvorum.headlessName" $root) $root.Release.Namespace $root.Values.clusterDomain }}
+{{- end }}
+
+{{/*
+--peers: every pod, this one included, as <pod name>=<pod DNS name>:<gRPC port>. Node ids are pod
+names, so each node finds itself in the list by the name the downward API gives it.
+*/}}
+{{- define "kvorum.peers" -}}
+{{- $peers := list }}
+{{- range $i := until (int .Values.replicaCount) }}
+{{- $peers = append $peers (printf "%s-%d=%s:%d" (include "kvorum.fullname" $) $i (include "kvorum.podHost" (list $ $i)) (int $.Values.ports.grpc)) }}
+{{- end }}
+{{- join "," $peers }}
+{{- end }}
+
+{{/*
+A value of the config section as the node reads it: whole numbers without an exponent (values
+files give numbers as floats), booleans as true/false.
+*/}}
+{{- define "kvorum.configValue" -}}
+{{- if or (kindIs "float64" .) (kindIs "int64" .) (kindIs "int" .) }}
+{{- int64 . }}
+{{- else }}
+{{- toString . }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whole seconds of a duration in the node's syntax (500ms, 30s, 5m, 2h, 7d, bare seconds), rounded
+up.
+*/}}
+{{- define "kvorum.seconds" -}}
+{{- $text := toString . }}
+{{- $amount := regexFind "^[0-9]+" $text | int64 }}
+{{- $unit := trimPrefix (regexFind "^[0-9]+" $text) $text }}
+{{- if eq $unit "ms" }}{{ div (add $amount 999) 1000 }}
+{{- else if eq $unit "m" }}{{ mul $amount 60 }}
+{{- else if eq $unit "h" }}{{ mul $amount 3600 }}
+{{- else if eq $unit "d" }}{{ mul $amount 86400 }}
+{{- else }}{{ $amount }}
+{{- end }}
+{{- end }}
+
+{{/*
+The node's --shutdown-grace in seconds (10 when left to the node's default).
+*/}}
+{{- define "kvorum.shutdownGraceSeconds" -}}
+{{- include "kvorum.seconds" (.Values.config.shutdownGrace | default "10s") }}
+{{- end }}
+
+{{/*
+What a graceful stop can take, before closing: the preStop delay, the drain of requests in flight
+(shutdownGrace) and hint delivery (shutdownGrace, at most 10 s; NodeBootstrap).
+*/}}
+{{- define "kvorum.stopSeconds" -}}
+{{- $grace := include "kvorum.shutdownGraceSeconds" . | int64 }}
+{{- add (int64 .Values.preStop.delaySeconds) $grace (min $grace 10) }}
+{{- end }}
+
+{{/*
+The longest the node's closing can take after hint delivery (NodeBootstrap.closeResources): the
+HTTP event loops 6 s, the gRPC server 2 s, 2 s per peer channel, the timer and storage executors
+5 s each, and a margin for RocksDB's close: 26 s + 2 s per peer, 30 s for three nodes.
+*/}}
+{{- define "kvorum.closeSeconds" -}}
+{{- add 26 (mul 2 (sub (max (int64 .Values.replicaCount) 1) 1)) }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds: the value given, refused when it cannot cover the preStop delay,
+the drain and hint delivery; else those plus the closing allowance.
+*/}}
+{{- define "kvorum.terminationGracePeriodSeconds" -}}
+{{- $needed := include "kvorum.stopSeconds" . | int64 }}
+{{- if kindIs "invalid" .Values.terminationGracePeriodSeconds }}
+{{- add $needed (include "kvorum.closeSeconds" . | int64) }}
+{{- else }}
+{{- $given := int64 .Values.terminationGracePeriodSeconds }}
+{{- if lt $given $needed }}
+{{- fail (printf "terminationGracePeriodSeconds %d is too short: a stopping node needs preStop.delaySeconds + config.shutdownGrace + hint delivery = %d s before it closes (leave it null to compute it)" $given $needed) }}
+{{- end }}
+{{- $given }}
+{{- end }}
+{{- end }}
+
+{{/*
+JAVA_OPTS: the heap from the container's memory limit, exit on OutOfMemoryError (so that the
+kubelet restarts the node instead of it limping on), native access for RocksDB and Netty.
+*/}}
+{{- define "kvorum.javaOpts" -}}
+{{- $opts := list (printf "-XX:MaxRAMPercentage=%d" (int .Values.jvm.heapPercent)) "-XX:+ExitOnOutOfMemoryError" "--enable-native-access=ALL-UNNAMED" }}
+{{- with .Values.jvm.extraOpts }}
+{{- $opts = append $opts . }}
+{{- end }}
+{{- join " " $opts }}
+{{- end }}
+
+{{/*
+Variables the chart sets itself: the same name in extraEnv would be a duplicate that Kubernetes
+resolves silently (the last wins) and server-side apply refuses.
+*/}}
+{{- define "kvorum.checkExtraEnv" -}}
+{{- $owned := list "KVORUM_NODE_ID" "KVORUM_PEERS" "KVORUM_HTTP_PORT" "KVORUM_GRPC_PORT" "KVORUM_DATA_DIR" "JAVA_OPTS" }}
+{{- range $key, $value := .Values.config }}
+{{- if not (or (kindIs "invalid" $value) (eq (toString $value) "")) }}
+{{- $owned = append $owned (printf "KVORUM_%s" (snakecase $key | upper)) }}
+{{- end }}
+{{- end }}
+{{- range .Values.extraEnv }}
+{{- if has .name $owned }}
+{{- fail (printf "extraEnv: %s is set by the chart; set it through config, ports, persistence.mountPath or jvm instead (a config key set to null leaves its variable free; the node id and peers are derived)" .name) }}
+{{- end }}
+{{- end }}
+{{- end }}

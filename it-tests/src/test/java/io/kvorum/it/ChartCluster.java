@@ -1,0 +1,127 @@
+package io.kvorum.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.KvorumClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.testcontainers.containers.Network;
+import org.testcontainers.lifecycle.Startables;
+
+/**
+ * The pods of a rendered chart's StatefulSet as containers on one network, the emulated pod
+ * network: each pod reachable by its DNS names under the headless Service. Started all at once, as
+ * {@code podManagementPolicy: Parallel} does.
+ */
+final class ChartCluster implements ClusterClients, AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final Network network = Network.newNetwork();
+  private final List<ChartPod> pods = new ArrayList<>();
+
+  private ChartCluster(RenderedChart chart) {
+    String volumes = "kvorum-chart-it-" + UUID.randomUUID().toString().substring(0, 8);
+    for (int i = 0; i < chart.replicas(); i++) {
+      pods.add(new ChartPod(chart, i, network, volumes, freePort()));
+    }
+  }
+
+  /** Starts every pod of the chart at once and returns when all are ready. */
+  static ChartCluster start(RenderedChart chart) {
+    ChartCluster cluster = new ChartCluster(chart);
+    try {
+      Startables.deepStart(cluster.pods.stream().map(ChartPod::create)).join();
+      return cluster;
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  ChartPod pod(int i) {
+    return pods.get(i);
+  }
+
+  @Override
+  public int size() {
+    return pods.size();
+  }
+
+  @Override
+  public KvorumClient client(int i) {
+    return pods.get(i).client();
+  }
+
+  /** {@code GET /v0/cluster} of pod {@code i}: every member as that pod sees it. */
+  JsonNode clusterView(int i) {
+    try (KvorumClient client = client(i)) {
+      return JSON.readTree(
+          client
+              .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
+              .body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Waits until every pod sees every member up. */
+  void awaitMembersUp() {
+    Awaitility.await("every member up in every pod's view")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              for (int i = 0; i < pods.size(); i++) {
+                for (JsonNode member : clusterView(i).path("nodes")) {
+                  if (!"up".equals(member.path("state").asText())) {
+                    return false;
+                  }
+                }
+              }
+              return true;
+            });
+  }
+
+  /** Waits until no pod holds hints for pod {@code i}: it has every write it missed. */
+  void awaitHintsDelivered(int i) {
+    String name = pods.get(i).name();
+    Awaitility.await("hints for " + name + " delivered")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              long pending = 0;
+              for (int j = 0; j < pods.size(); j++) {
+                for (JsonNode member : clusterView(j).path("nodes")) {
+                  if (name.equals(member.path("id").asText())) {
+                    pending += member.path("hintsPending").asLong();
+                  }
+                }
+              }
+              return pending == 0;
+            });
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    pods.forEach(ChartPod::close);
+    network.close();
+  }
+}

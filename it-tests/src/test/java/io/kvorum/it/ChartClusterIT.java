@@ -1,0 +1,221 @@
+package io.kvorum.it;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * A cluster made from the Helm chart alone: {@code helm template} renders it, and every pod of the
+ * StatefulSet becomes a container with the pod spec's image, environment, ports, probes, security
+ * context, limits and volumes, on a network where the pods' DNS names under the headless Service
+ * resolve (see {@link ChartPod}). If the chart wired the peers, the probes, the volumes or the stop
+ * wrongly, this cluster would not form, not serve or lose writes.
+ */
+@RequiresDocker
+@RequiresHelm
+class ChartClusterIT {
+  private static final String RELEASE = "chart-it";
+  private static final String NAMESPACE = "kvorum-it";
+  private static final String MEMORY_LIMIT = "768Mi";
+  private static final int HEAP_PERCENT = 25;
+  private static final Pattern HEAP_MAX =
+      Pattern.compile("(?m)^jvm_memory_max_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.E+]+)$");
+
+  private RenderedChart chart;
+  private ChartCluster cluster;
+  private QuorumLoad load;
+  private String scenario;
+
+  @BeforeEach
+  void start(TestInfo test) {
+    scenario = test.getTestMethod().orElseThrow().getName();
+    String image = NodeImage.name();
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("image.repository", image.substring(0, image.lastIndexOf(':')));
+    values.put("image.tag", image.substring(image.lastIndexOf(':') + 1));
+    values.put("image.pullPolicy", "Never");
+    // Small nodes, set the way an operator would: through values, which the chart turns into the
+    // container's limits, JAVA_OPTS and KVORUM_* variables.
+    values.put("resources.requests.cpu", "250m");
+    values.put("resources.requests.memory", MEMORY_LIMIT);
+    values.put("resources.limits.memory", MEMORY_LIMIT);
+    values.put("jvm.heapPercent", String.valueOf(HEAP_PERCENT));
+    values.put("jvm.extraOpts", "-XX:+UseSerialGC");
+    values.put("config.blockCacheSize", "16MiB");
+    values.put("config.writeBufferSize", "8MiB");
+    chart = RenderedChart.render(RELEASE, NAMESPACE, values);
+    cluster = ChartCluster.start(chart);
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (load != null) {
+      load.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void theRenderedPodsFormAClusterThatLosesNoAcknowledgedWriteWhenAPodIsKilled() throws Exception {
+    assertThat(cluster.size()).as("replicas").isEqualTo(3);
+    cluster.awaitMembersUp();
+    assertEveryPodSeesTheWholeClusterByItsDnsNames();
+    assertProbesAnswer();
+    assertHeapIsSizedFromTheMemoryLimit();
+
+    List<String> beforeKill = new ArrayList<>();
+    try (KvorumClient client = cluster.client(0)) {
+      for (int i = 0; i < 50; i++) {
+        beforeKill.add("before-kill/" + i);
+        client.put(utf8(beforeKill.get(i)), utf8("v" + i), Consistency.of(3, 3));
+      }
+    }
+    load = new QuorumLoad(cluster, 4, 100);
+    Thread.sleep(1500);
+    load.avoid(2);
+    cluster.pod(2).kill();
+    Thread.sleep(3000);
+    // As the StatefulSet controller does: a new pod, same name, same claim.
+    cluster.pod(2).start();
+    load.use(2);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, 2);
+    cluster.awaitMembersUp();
+
+    // The new pod 2 found its claim: with the other two gone, it alone still has what was written
+    // to all three replicas before it was killed.
+    cluster.pod(0).kill();
+    cluster.pod(1).kill();
+    try (KvorumClient alone = cluster.client(2)) {
+      for (int i = 0; i < beforeKill.size(); i++) {
+        assertThat(alone.get(utf8(beforeKill.get(i)), Consistency.of(1, 3)))
+            .as("%s read from the restarted pod alone", beforeKill.get(i))
+            .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isNotEmpty());
+      }
+    }
+  }
+
+  @Test
+  void aPodDeletedGracefullyRunsItsPreStopAndStopsCleanlyWithinItsGracePeriod() throws Exception {
+    load = new QuorumLoad(cluster, 4, 100);
+    Thread.sleep(1500);
+    // The pod leaves the client Service's endpoints as its deletion starts.
+    load.avoid(1);
+    ChartPod.GracefulStop stop = cluster.pod(1).deleteGracefully();
+    System.out.printf(
+        "[%s] preStop took %d ms, the whole stop %d ms (grace period %d s), exit code %d%n",
+        scenario,
+        stop.preStop().toMillis(),
+        stop.total().toMillis(),
+        chart.terminationGracePeriodSeconds(),
+        stop.exitCode());
+    JsonNode preStop = chart.container().path("lifecycle").path("preStop").path("exec");
+    assertThat(preStop.path("command").toString()).as("preStop hook").contains("sleep");
+    assertThat(stop.preStop()).as("preStop").isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+    assertThat(stop.exitCode()).as("exit code after SIGTERM; logs:%n%s", stop.logs()).isZero();
+    assertThat(stop.logs()).contains("node " + chart.podName(1) + " stopped");
+    assertThat(stop.total())
+        .as("preStop and graceful stop")
+        .isLessThan(Duration.ofSeconds(chart.terminationGracePeriodSeconds()));
+
+    Thread.sleep(1000);
+    cluster.pod(1).start();
+    load.use(1);
+    Thread.sleep(1500);
+    History history = load.stop();
+    cluster.awaitHintsDelivered(1);
+    check(history, 1);
+    cluster.awaitMembersUp();
+  }
+
+  private void assertEveryPodSeesTheWholeClusterByItsDnsNames() {
+    int grpc = chart.containerPort("grpc");
+    for (int i = 0; i < cluster.size(); i++) {
+      JsonNode view = cluster.clusterView(i);
+      assertThat(view.path("node").asText()).as("node id of pod %d", i).isEqualTo(chart.podName(i));
+      List<String> members = new ArrayList<>();
+      view.path("nodes")
+          .forEach(
+              m ->
+                  members.add(
+                      m.path("id").asText()
+                          + "="
+                          + m.path("address").asText()
+                          + " "
+                          + m.path("state").asText()));
+      List<String> expected = new ArrayList<>();
+      for (int j = 0; j < cluster.size(); j++) {
+        expected.add(chart.podName(j) + "=" + chart.dnsNames(j).get(0) + ":" + grpc + " up");
+      }
+      assertThat(members).as("members as %s sees them", chart.podName(i)).isEqualTo(expected);
+    }
+  }
+
+  private void assertProbesAnswer() {
+    for (int i = 0; i < cluster.size(); i++) {
+      for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+        assertThat(cluster.pod(i).probe(probe))
+            .as("%s of %s", probe, chart.podName(i))
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  /** The chart gives the JVM a share of the container's memory limit as its heap. */
+  private void assertHeapIsSizedFromTheMemoryLimit() {
+    double expected = RenderedChart.bytes(MEMORY_LIMIT) * HEAP_PERCENT / 100.0;
+    try (KvorumClient client = cluster.client(0)) {
+      String metrics =
+          new String(
+              client
+                  .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/metrics")).GET())
+                  .body(),
+              UTF_8);
+      double heap = 0;
+      Matcher m = HEAP_MAX.matcher(metrics);
+      while (m.find()) {
+        heap += Double.parseDouble(m.group(1));
+      }
+      System.out.printf(
+          "[%s] heap %.0f MiB of a %s limit at %d%%%n",
+          scenario, heap / (1 << 20), MEMORY_LIMIT, HEAP_PERCENT);
+      // The pools' maxima add up to the maximum heap less one survivor space.
+      assertThat(heap).as("maximum heap").isBetween(expected * 0.8, expected * 1.01);
+    }
+  }
+
+  private void check(History history, int through) {
+    try (KvorumClient client = cluster.client(through)) {
+      History.Verdict verdict = history.verify(client, QuorumLoad.QUORUM);
+      System.out.printf(
+          "[%s] read at 2/3 through %s: checked %d keys' latest acknowledged writes, %d lost%n",
+          scenario, chart.podName(through), verdict.checked(), verdict.lost().size());
+      assertThat(verdict.checked()).as("acknowledged writes checked").isGreaterThan(50);
+      assertThat(verdict.lost()).as("acknowledged writes lost").isEmpty();
+    }
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(UTF_8);
+  }
+}

@@ -1,0 +1,312 @@
+package io.kvorum.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.PortBinding;
+import com.github.dockerjava.api.model.Ports;
+import com.github.dockerjava.api.model.Volume;
+import io.kvorum.api.KvorumClient;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Container;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.Network;
+
+/**
+ * One pod of the rendered StatefulSet as a container, made from the pod spec alone: image, command
+ * and args, environment (the downward API resolved), ports, the readiness probe as the wait
+ * strategy, the startup probe's budget as its timeout, the security context (user, read-only root
+ * filesystem, capabilities, no privilege escalation), memory and CPU limits, emptyDir volumes as
+ * tmpfs and the PersistentVolumeClaim as a named volume that outlives the container. Its host name
+ * is the pod name and its aliases on the network are the pod's DNS names.
+ *
+ * <p>Its HTTP port is published on a fixed host port, so clients keep reaching it when it is
+ * deleted and created again, as the StatefulSet controller does with a pod: same name, same claim.
+ */
+final class ChartPod implements AutoCloseable {
+  /** How a graceful deletion went: the preStop hook, then SIGTERM within the grace period. */
+  record GracefulStop(Duration preStop, Duration total, long exitCode, String logs) {}
+
+  private final RenderedChart chart;
+  private final int ordinal;
+  private final Network network;
+  private final String volumePrefix;
+  private final int hostPort;
+  private final DockerClient docker = DockerClientFactory.instance().client();
+  private GenericContainer<?> container;
+
+  ChartPod(RenderedChart chart, int ordinal, Network network, String volumePrefix, int hostPort) {
+    this.chart = chart;
+    this.ordinal = ordinal;
+    this.network = network;
+    this.volumePrefix = volumePrefix;
+    this.hostPort = hostPort;
+  }
+
+  String name() {
+    return chart.podName(ordinal);
+  }
+
+  /** A new container for this pod, not started yet. */
+  @SuppressWarnings("resource")
+  GenericContainer<?> create() {
+    JsonNode spec = chart.container();
+    JsonNode readiness = spec.path("readinessProbe").path("httpGet");
+    int http = chart.containerPort(readiness.path("port"));
+    List<String> names = chart.dnsNames(ordinal);
+    container =
+        new GenericContainer<>(spec.path("image").asText())
+            .withNetwork(network)
+            .withNetworkAliases(names.toArray(String[]::new))
+            .withEnv(environment(spec))
+            .withExposedPorts(http)
+            .withCreateContainerCmdModifier(cmd -> configure(cmd, spec, http, names.get(0)))
+            .waitingFor(
+                new ReadinessProbeWait(readiness.path("path").asText(), http)
+                    .withStartupTimeout(startupBudget(spec)));
+    if (spec.has("args")) {
+      container.withCommand(texts(spec.path("args")).toArray(String[]::new));
+    }
+    for (JsonNode mount : spec.path("volumeMounts")) {
+      String path = mount.path("mountPath").asText();
+      emptyDir(mount.path("name").asText())
+          .ifPresent(
+              sizeLimit ->
+                  container.withTmpFs(
+                      Map.of(
+                          path,
+                          // An emptyDir is not noexec (Docker's tmpfs is by default): RocksDB
+                          // loads its library from /tmp.
+                          "rw,exec,nosuid,nodev,mode=1777"
+                              + (sizeLimit.isEmpty()
+                                  ? ""
+                                  : ",size=" + RenderedChart.bytes(sizeLimit)))));
+    }
+    return container;
+  }
+
+  private void configure(CreateContainerCmd cmd, JsonNode spec, int http, String fqdn) {
+    cmd.withHostName(name());
+    cmd.withDomainName(fqdn.substring(name().length() + 1));
+    if (spec.has("command")) {
+      cmd.withEntrypoint(texts(spec.path("command")));
+    }
+    user().ifPresent(cmd::withUser);
+    HostConfig host = cmd.getHostConfig();
+    host.withPortBindings(new PortBinding(Ports.Binding.bindPort(hostPort), ExposedPort.tcp(http)));
+    JsonNode security = spec.path("securityContext");
+    host.withReadonlyRootfs(security.path("readOnlyRootFilesystem").asBoolean(false));
+    if (!security.path("allowPrivilegeEscalation").asBoolean(true)) {
+      host.withSecurityOpts(List.of("no-new-privileges"));
+    }
+    List<Capability> drop = new ArrayList<>();
+    security
+        .path("capabilities")
+        .path("drop")
+        .forEach(c -> drop.add(Capability.valueOf(c.asText())));
+    host.withCapDrop(drop.toArray(Capability[]::new));
+    JsonNode limits = spec.path("resources").path("limits");
+    if (limits.has("memory")) {
+      long memory = RenderedChart.bytes(limits.path("memory").asText());
+      host.withMemory(memory).withMemorySwap(memory);
+    }
+    if (limits.has("cpu")) {
+      host.withNanoCPUs(Math.round(RenderedChart.quantity(limits.path("cpu").asText()) * 1e9));
+    }
+    List<Bind> binds = new ArrayList<>();
+    for (JsonNode mount : spec.path("volumeMounts")) {
+      String volume = mount.path("name").asText();
+      if (chart.claimTemplate(volume).isPresent()) {
+        binds.add(new Bind(claimVolume(volume), new Volume(mount.path("mountPath").asText())));
+      } else if (emptyDir(volume).isEmpty()) {
+        throw new IllegalStateException("the test cannot emulate volume " + volume);
+      }
+    }
+    host.withBinds(binds);
+  }
+
+  /** The pod's user as Docker takes it, the container's security context over the pod's. */
+  private Optional<String> user() {
+    JsonNode pod = chart.podSpec().path("securityContext");
+    JsonNode own = chart.container().path("securityContext");
+    JsonNode uid = own.has("runAsUser") ? own.path("runAsUser") : pod.path("runAsUser");
+    JsonNode gid = own.has("runAsGroup") ? own.path("runAsGroup") : pod.path("runAsGroup");
+    boolean nonRoot =
+        own.path("runAsNonRoot").asBoolean(false) || pod.path("runAsNonRoot").asBoolean(false);
+    if (nonRoot && uid.isInt() && uid.asInt() == 0) {
+      throw new IllegalStateException("runAsNonRoot with runAsUser 0: the kubelet would refuse");
+    }
+    if (uid.isMissingNode()) {
+      return Optional.empty();
+    }
+    return Optional.of(uid.asText() + (gid.isMissingNode() ? "" : ":" + gid.asText()));
+  }
+
+  /** The PersistentVolumeClaim {@code <claim>-<pod>} as a Docker volume. */
+  String claimVolume(String claim) {
+    return volumePrefix + "-" + claim + "-" + name();
+  }
+
+  /** The sizeLimit ("" for none) of the emptyDir volume by that name, if it is one. */
+  private Optional<String> emptyDir(String volume) {
+    for (JsonNode declared : chart.podSpec().path("volumes")) {
+      if (volume.equals(declared.path("name").asText()) && declared.has("emptyDir")) {
+        return Optional.of(declared.path("emptyDir").path("sizeLimit").asText(""));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The environment, with the downward API fields a StatefulSet pod would get. */
+  private Map<String, String> environment(JsonNode spec) {
+    Map<String, String> env = new HashMap<>();
+    for (JsonNode variable : spec.path("env")) {
+      String name = variable.path("name").asText();
+      if (variable.has("value")) {
+        env.put(name, variable.path("value").asText());
+        continue;
+      }
+      String field = variable.path("valueFrom").path("fieldRef").path("fieldPath").asText();
+      switch (field) {
+        case "metadata.name" -> env.put(name, name());
+        case "metadata.namespace" -> env.put(name, chart.namespace());
+        default ->
+            throw new IllegalStateException(
+                "the test cannot emulate " + name + " from " + variable.path("valueFrom"));
+      }
+    }
+    return env;
+  }
+
+  /** The startup probe's budget, period x failures: how long the kubelet lets a node start. */
+  private static Duration startupBudget(JsonNode spec) {
+    JsonNode startup = spec.path("startupProbe");
+    return Duration.ofSeconds(
+        (long) startup.path("periodSeconds").asInt(10) * startup.path("failureThreshold").asInt(3));
+  }
+
+  private static List<String> texts(JsonNode array) {
+    List<String> texts = new ArrayList<>();
+    array.forEach(t -> texts.add(t.asText()));
+    return texts;
+  }
+
+  /** Creates and starts the pod's container; returns once its readiness probe passes. */
+  void start() {
+    create().start();
+  }
+
+  int httpPort() {
+    return hostPort;
+  }
+
+  KvorumClient client() {
+    return KvorumClient.connect("127.0.0.1", hostPort, Duration.ofSeconds(5));
+  }
+
+  /** The HTTP status of one of the container's httpGet probes, asked from the host. */
+  int probe(String probe) {
+    String path = chart.container().path(probe).path("httpGet").path("path").asText();
+    try (KvorumClient client = client()) {
+      return client
+          .send(HttpRequest.newBuilder(URI.create(client.baseUri() + path)).GET())
+          .statusCode();
+    }
+  }
+
+  /** The pod is force-deleted: SIGKILL, and its container is gone (its claim stays). */
+  void kill() {
+    docker.killContainerCmd(id()).withSignal("KILL").exec();
+    awaitStopped();
+    remove();
+  }
+
+  /**
+   * The pod is deleted as the kubelet does it: the preStop hook runs to its end, then SIGTERM, and
+   * SIGKILL if the node is still running when the grace period is over. The container is removed
+   * after; its claim stays.
+   */
+  GracefulStop deleteGracefully() throws IOException, InterruptedException {
+    long grace = chart.terminationGracePeriodSeconds();
+    long start = System.nanoTime();
+    JsonNode hook = chart.container().path("lifecycle").path("preStop").path("exec");
+    if (hook.has("command")) {
+      Container.ExecResult result =
+          container.execInContainer(texts(hook.path("command")).toArray(String[]::new));
+      if (result.getExitCode() != 0) {
+        throw new IllegalStateException("preStop failed: " + result);
+      }
+    }
+    Duration preStop = Duration.ofNanos(System.nanoTime() - start);
+    int left = (int) Math.max(1, grace - preStop.toSeconds());
+    docker.stopContainerCmd(id()).withTimeout(left).exec();
+    awaitStopped();
+    Duration total = Duration.ofNanos(System.nanoTime() - start);
+    long exit = docker.inspectContainerCmd(id()).exec().getState().getExitCodeLong();
+    String logs = container.getLogs();
+    remove();
+    return new GracefulStop(preStop, total, exit, logs);
+  }
+
+  String logs() {
+    return container.getLogs();
+  }
+
+  private String id() {
+    return container.getContainerId();
+  }
+
+  private void awaitStopped() {
+    Awaitility.await(name() + " stopped")
+        .atMost(Duration.ofSeconds(chart.terminationGracePeriodSeconds() + 30))
+        .until(
+            () ->
+                !Boolean.TRUE.equals(
+                    docker.inspectContainerCmd(id()).exec().getState().getRunning()));
+  }
+
+  private void remove() {
+    if (container != null) {
+      docker.removeContainerCmd(id()).withForce(true).exec();
+      container = null;
+    }
+  }
+
+  /** Removes the container and the pod's claim. */
+  @Override
+  public void close() {
+    try {
+      remove();
+    } catch (RuntimeException e) {
+      // already gone
+    }
+    chart
+        .container()
+        .path("volumeMounts")
+        .forEach(
+            mount -> {
+              String volume = mount.path("name").asText();
+              if (chart.claimTemplate(volume).isPresent()) {
+                try {
+                  docker.removeVolumeCmd(claimVolume(volume)).exec();
+                } catch (RuntimeException e) {
+                  // never created
+                }
+              }
+            });
+  }
+}
