@@ -23,7 +23,10 @@ import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import io.kvorum.proto.replica.v1.WriteResponse;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,13 +63,22 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     return new Exchange((ServerCallStreamObserver<ReplicaResponse>) responses);
   }
 
-  /** One peer's request stream. All state is guarded by the instance's monitor. */
+  /**
+   * One peer's request stream. Responses pass through a queue ({@link #reply}) and requests in
+   * flight are counted without a lock, so the event loop reading requests and the storage threads
+   * answering them do not wait for each other; the rest of the state is guarded by the instance's
+   * monitor, which only the thread sending responses and the rare stream events take.
+   */
   private final class Exchange implements StreamObserver<ReplicaRequest> {
     private final ServerCallStreamObserver<ReplicaResponse> out;
-    private int inFlight;
+    private final Queue<ReplicaResponse> replies = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
     private int owed;
     private boolean halfClosed;
-    private boolean cancelled;
+
+    /** No more responses may be sent: the call was cancelled, failed or completed. */
+    private boolean closed;
 
     Exchange(ServerCallStreamObserver<ReplicaResponse> out) {
       this.out = out;
@@ -79,9 +91,7 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     @Override
     public void onNext(ReplicaRequest request) {
       clock.observe(new Version(request.getHlc()));
-      synchronized (this) {
-        inFlight++;
-      }
+      inFlight.incrementAndGet();
       CompletableFuture<ReplicaResponse.Builder> result;
       try {
         result = dispatch(request);
@@ -117,44 +127,70 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
       };
     }
 
-    private synchronized void reply(ReplicaResponse response) {
-      inFlight--;
-      if (cancelled) {
+    /**
+     * Queues a response; whichever thread finds the queue idle sends everything queued, so storage
+     * threads finishing at once never wait for each other on the stream (the response observer is
+     * not thread-safe and was guarded by one monitor, the most contended lock of a node under
+     * load).
+     */
+    private void reply(ReplicaResponse response) {
+      replies.add(response);
+      if (pending.getAndIncrement() != 0) {
         return;
       }
-      out.onNext(response);
-      if (out.isReady()) {
-        out.request(1);
-      } else {
-        owed++;
+      int missed = 1;
+      do {
+        drain();
+        missed = pending.addAndGet(-missed);
+      } while (missed != 0);
+    }
+
+    private synchronized void drain() {
+      int sent = 0;
+      for (ReplicaResponse response = replies.poll(); response != null; response = replies.poll()) {
+        inFlight.decrementAndGet();
+        if (!closed) {
+          out.onNext(response);
+          sent++;
+        }
       }
-      if (halfClosed && inFlight == 0) {
+      if (sent > 0) {
+        if (out.isReady()) {
+          out.request(sent);
+        } else {
+          owed += sent;
+        }
+      }
+      completeIfDone();
+    }
+
+    private void completeIfDone() {
+      if (halfClosed && inFlight.get() == 0 && !closed) {
+        closed = true;
         out.onCompleted();
       }
     }
 
     private synchronized void ready() {
-      if (owed > 0 && !cancelled) {
+      if (owed > 0 && !closed) {
         out.request(owed);
         owed = 0;
       }
     }
 
     private synchronized void cancelled() {
-      cancelled = true;
+      closed = true;
     }
 
     @Override
     public synchronized void onError(Throwable error) {
-      cancelled = true;
+      closed = true;
     }
 
     @Override
     public synchronized void onCompleted() {
       halfClosed = true;
-      if (inFlight == 0 && !cancelled) {
-        out.onCompleted();
-      }
+      completeIfDone();
     }
   }
 

@@ -1,0 +1,93 @@
+package io.kvorum.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class OpenLoopClientTest {
+  private static final Request GET =
+      new Request(
+          "get", "GET / HTTP/1.1\r\nHost: test\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 204);
+  private HttpServer server;
+
+  private OpenLoopClient serve(long delayMillis, int status) throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().factory()));
+    server.createContext(
+        "/",
+        exchange -> {
+          try {
+            Thread.sleep(delayMillis);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          exchange.sendResponseHeaders(status, -1);
+          exchange.close();
+        });
+    server.start();
+    return new OpenLoopClient(List.of(server.getAddress()));
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  @Test
+  void sendsTheRateAskedForAndCountsEveryAnswer() throws IOException {
+    try (OpenLoopClient client = serve(0, 204)) {
+      PhaseResult result =
+          client.runAtRate("t", seq -> GET, 200, Duration.ofSeconds(1), 4, Duration.ofSeconds(2));
+
+      assertThat(result.sent()).isEqualTo(200);
+      assertThat(result.succeeded()).isEqualTo(200);
+      assertThat(result.errors()).isEmpty();
+      assertThat(result.latency().getTotalCount()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aStalledServerIsChargedFromEachRequestsDueTimeNotFromItsSend() throws IOException {
+    // One connection, 100 ms per answer, 10 requests due over 0.45 s: the last one can only start
+    // after the nine before it, about 1 s after the start, and is charged ~0.55 s, not 0.1 s.
+    try (OpenLoopClient client = serve(100, 204)) {
+      PhaseResult result =
+          client.runAtRate("t", seq -> GET, 20, Duration.ofMillis(500), 1, Duration.ofSeconds(5));
+
+      assertThat(result.succeeded()).isEqualTo(10);
+      assertThat(result.latency().getMaxValue()).isGreaterThan(500_000);
+      assertThat(result.latency().getMinValue()).isGreaterThanOrEqualTo(90_000);
+    }
+  }
+
+  @Test
+  void anUnexpectedStatusIsAnError() throws IOException {
+    try (OpenLoopClient client = serve(0, 503)) {
+      PhaseResult result =
+          client.runAtRate("t", seq -> GET, 50, Duration.ofMillis(200), 2, Duration.ofSeconds(2));
+
+      assertThat(result.succeeded()).isZero();
+      assertThat(result.errors()).containsEntry("status 503", 10L);
+    }
+  }
+
+  @Test
+  void answersThatNeverComeAreTimeouts() throws IOException {
+    try (OpenLoopClient client = serve(3_000, 204)) {
+      PhaseResult result =
+          client.runAtRate("t", seq -> GET, 10, Duration.ofMillis(300), 2, Duration.ofMillis(300));
+
+      assertThat(result.succeeded()).isZero();
+      assertThat(result.errorCount()).isEqualTo(3);
+      assertThat(result.errors()).containsKey("timeout");
+    }
+  }
+}
