@@ -1,13 +1,10 @@
 package io.kvorum.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +19,6 @@ import org.testcontainers.lifecycle.Startables;
  * {@code podManagementPolicy: Parallel} does.
  */
 final class ChartCluster implements ClusterClients, AutoCloseable {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final Network network = Network.newNetwork();
   private final List<ChartPod> pods = new ArrayList<>();
 
@@ -57,18 +53,6 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
   @Override
   public KvorumClient client(int i) {
     return pods.get(i).client();
-  }
-
-  /** {@code GET /v0/cluster} of pod {@code i}: every member as that pod sees it. */
-  JsonNode clusterView(int i) {
-    try (KvorumClient client = client(i)) {
-      return JSON.readTree(
-          client
-              .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
-              .body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** Waits until every pod sees every member up. */

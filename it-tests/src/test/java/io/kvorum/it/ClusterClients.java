@@ -1,6 +1,12 @@
 package io.kvorum.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
 
 /** Clients of the nodes of a cluster under test, by index: what {@link QuorumLoad} drives. */
 interface ClusterClients {
@@ -8,4 +14,17 @@ interface ClusterClients {
 
   /** A new client of node {@code i}'s HTTP API on the host; the caller closes it. */
   KvorumClient client(int i);
+
+  /** {@code GET /v0/cluster} of node {@code i}: every member as that node sees it. */
+  default JsonNode clusterView(int i) {
+    try (KvorumClient client = client(i)) {
+      return new ObjectMapper()
+          .readTree(
+              client
+                  .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
+                  .body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 }

@@ -1,13 +1,9 @@
 package io.kvorum.it;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,7 +18,6 @@ import org.testcontainers.containers.Network;
  * cluster network.
  */
 final class DockerCluster implements ClusterClients, AutoCloseable {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final Network cluster = Network.newNetwork();
   private final Network access = Network.newNetwork();
   private final List<NodeContainer> nodes = new ArrayList<>();
@@ -77,17 +72,7 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
       if (j == i) {
         continue;
       }
-      try (KvorumClient client = nodes.get(j).client()) {
-        JsonNode view =
-            JSON.readTree(
-                client
-                    .send(
-                        HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
-                    .body());
-        pending += view.path("nodes").get(i).path("hintsPending").asLong();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      pending += clusterView(j).path("nodes").get(i).path("hintsPending").asLong();
     }
     return pending;
   }
