@@ -77,10 +77,6 @@ public final class BenchCluster implements AutoCloseable {
     return httpPorts.stream().map(port -> new InetSocketAddress("127.0.0.1", port)).toList();
   }
 
-  public int size() {
-    return processes.size();
-  }
-
   public long pid(int node) {
     return processes.get(node).pid();
   }
