@@ -8,6 +8,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.micrometer.core.instrument.Timer;
@@ -15,10 +16,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -285,33 +282,10 @@ class ResilientPeerTransportTest {
   }
 
   private static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("the call failed", e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call did not complete within " + WAIT, e);
-    }
+    return Futures.await(future, WAIT);
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    try {
-      future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the call succeeded");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      return cause;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call did not complete within " + WAIT, e);
-    }
+    return Futures.failure(future, WAIT);
   }
 }

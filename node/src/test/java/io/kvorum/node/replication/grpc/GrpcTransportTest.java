@@ -11,6 +11,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.replication.PeerUnavailableException;
+import io.kvorum.node.testing.Futures;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,11 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -467,33 +464,10 @@ class GrpcTransportTest {
   }
 
   private static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new AssertionError("the call failed: " + e.getCause(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call did not complete within " + WAIT, e);
-    }
+    return Futures.await(future, WAIT);
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    try {
-      future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the call succeeded");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      return cause;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call did not complete within " + WAIT, e);
-    }
+    return Futures.failure(future, WAIT);
   }
 }
