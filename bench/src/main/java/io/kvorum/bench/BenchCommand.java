@@ -47,6 +47,7 @@ import picocli.CommandLine.Option;
     })
 public final class BenchCommand implements Callable<Integer> {
   private static final PrintStream OUT = System.out;
+  private static final List<String> LOAD_PHASES = List.of("put", "get", "mixed", "range");
 
   @Option(names = "--nodes", description = "Cluster size (default: ${DEFAULT-VALUE}).")
   int nodes = 3;
@@ -170,6 +171,15 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    for (String phase : phases) {
+      if (!LOAD_PHASES.contains(phase) && !phase.equals("scan")) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "unknown phase: " + phase);
+      }
+    }
+    if (!profile.equals("none") && !LOAD_PHASES.contains(profile)) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--profile: not a load phase: " + profile);
+    }
     int replicas = from != null ? from : nodes;
     int quorum = ack != null ? ack : replicas / 2 + 1;
     double limit = p99Limit != null ? p99Limit : nodes == 1 ? 5 : 10;
@@ -220,20 +230,10 @@ public final class BenchCommand implements Callable<Integer> {
               load.achievedRate()));
       List<Sweep> sweeps = new ArrayList<>();
       for (String phase : phases) {
-        RequestSource source =
-            switch (phase) {
-              case "put" -> workload.puts();
-              case "get" -> workload.gets();
-              case "mixed" -> workload.mixed(readPercent);
-              case "range" -> workload.ranges(rangeSpan);
-              case "scan" -> null;
-              default ->
-                  throw new CommandLine.ParameterException(
-                      new CommandLine(this), "unknown phase: " + phase);
-            };
-        if (source == null) {
+        if (phase.equals("scan")) {
           continue;
         }
+        RequestSource source = source(phase, workload);
         Sweep sweep =
             sweep(client, phase, source, phase.equals("range") ? rangeRates : rates, limit);
         sweeps.add(sweep);
@@ -263,6 +263,17 @@ public final class BenchCommand implements Callable<Integer> {
     report.write();
     OUT.printf("report: %s%n", dir.resolve("report.md"));
     return 0;
+  }
+
+  /** The requests of a load phase; {@code phase} is one of {@link #LOAD_PHASES}. */
+  private RequestSource source(String phase, Workload workload) {
+    return switch (phase) {
+      case "put" -> workload.puts();
+      case "get" -> workload.gets();
+      case "mixed" -> workload.mixed(readPercent);
+      case "range" -> workload.ranges(rangeSpan);
+      default -> throw new IllegalArgumentException("not a load phase: " + phase);
+    };
   }
 
   private Sweep sweep(
@@ -366,13 +377,7 @@ public final class BenchCommand implements Callable<Integer> {
         target.sustained() != null
             ? target.sustained().requestedRate()
             : target.steps().get(0).requestedRate();
-    RequestSource source =
-        switch (profile) {
-          case "get" -> workload.gets();
-          case "mixed" -> workload.mixed(readPercent);
-          case "range" -> workload.ranges(rangeSpan);
-          default -> workload.puts();
-        };
+    RequestSource source = source(profile, workload);
     Profiler profiler = Profiler.unpack();
     long pid = cluster.pid(0);
     Duration window = duration.dividedBy(3);
