@@ -7,21 +7,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-java_major() {
-  "$1/bin/java" -XshowSettings:properties -version 2>&1 |
-    awk -F'= ' '/java.specification.version/ {print $2}' | cut -d. -f1
-}
-if [ -z "${JAVA_HOME:-}" ] || [ "$(java_major "$JAVA_HOME")" -lt 21 ] 2>/dev/null; then
-  for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
-    if [ -x "$candidate/bin/javac" ] && [ "$(java_major "$candidate")" -ge 21 ] 2>/dev/null; then
-      export JAVA_HOME="$candidate"
-      break
-    fi
-  done
-fi
+# shellcheck source=../.ci/jdk.sh
+source .ci/jdk.sh
+JAVA_HOME=$(pick_jdk) || { echo "bench/run.sh: needs a JDK 21 or newer" >&2; exit 1; }
+export JAVA_HOME
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f node/target/kvorum-node.jar ] ||
   [ ! -f bench/target/benchmarks.jar ]; then
   ./mvnw -B -q -ntp package -DskipTests -pl node,bench -am
 fi
-exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -Xmx2g -XX:+UseParallelGC --enable-native-access=ALL-UNNAMED \
+exec "$JAVA_HOME/bin/java" -Xmx2g -XX:+UseParallelGC --enable-native-access=ALL-UNNAMED \
   -cp bench/target/benchmarks.jar io.kvorum.bench.BenchCommand --command-line "bench/run.sh $*" "$@"
