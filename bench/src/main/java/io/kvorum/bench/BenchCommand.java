@@ -90,7 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--read-percent",
-      description = "Reads in the mixed phase, % (default: ${DEFAULT-VALUE}).")
+      description = "Reads in the mixed phase, in percent (default: ${DEFAULT-VALUE}).")
   int readPercent = 90;
 
   @Option(names = "--step", description = "Length of a sweep step (default: 10s).")
