@@ -40,7 +40,7 @@ class ArchitectureTest {
 
   @Test
   void seamsDoNotReachOutward() {
-    for (String seam : new String[] {"clock", "storage", "cluster", "replication"}) {
+    for (String seam : new String[] {"clock", "storage", "cluster", "transport", "replication"}) {
       check(
           noClasses()
               .that()
@@ -53,21 +53,35 @@ class ArchitectureTest {
   }
 
   @Test
-  void theCoordinatorKnowsNoEdgeAndNoAdapter() {
+  void theTransportKnowsNothingOfReplicationLogic() {
     check(
         noClasses()
             .that()
-            .resideInAPackage(NODE + ".coordinator..")
+            .resideInAPackage(NODE + ".transport..")
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage(
-                NODE + ".gateway..",
-                NODE + ".config..",
-                NODE + ".storage.rocksdb..",
-                NODE + ".replication.grpc..",
-                "io.netty..",
-                "io.grpc..",
-                "org.rocksdb.."));
+            .resideInAnyPackage(NODE + ".replication..")
+            .as("the transport carries messages; hints, repair and catch-up sit above it"));
+  }
+
+  @Test
+  void theCoordinatorKnowsNoEdgeAndNoAdapter() {
+    for (String layer : new String[] {"coordinator", "replication"}) {
+      check(
+          noClasses()
+              .that()
+              .resideInAPackage(NODE + "." + layer + "..")
+              .should()
+              .dependOnClassesThat()
+              .resideInAnyPackage(
+                  NODE + ".gateway..",
+                  NODE + ".config..",
+                  NODE + ".storage.rocksdb..",
+                  NODE + ".transport.grpc..",
+                  "io.netty..",
+                  "io.grpc..",
+                  "org.rocksdb.."));
+    }
   }
 
   @Test
@@ -79,7 +93,11 @@ class ArchitectureTest {
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(
-                NODE + ".storage..", NODE + ".replication..", NODE + ".clock..", "org.rocksdb.."));
+                NODE + ".storage..",
+                NODE + ".replication..",
+                NODE + ".transport..",
+                NODE + ".clock..",
+                "org.rocksdb.."));
   }
 
   @Test
@@ -88,9 +106,7 @@ class ArchitectureTest {
         noClasses()
             .that()
             .resideOutsideOfPackages(
-                NODE + ".storage.rocksdb..",
-                NODE + ".storage.memory..",
-                NODE + ".replication.grpc..")
+                NODE + ".storage.rocksdb..", NODE + ".storage.memory..", NODE + ".transport.grpc..")
             .and()
             .haveNameNotMatching("io\\.kvorum\\.node\\.NodeBootstrap(\\$.*)?")
             .should()
@@ -98,7 +114,7 @@ class ArchitectureTest {
             .resideInAnyPackage(
                 NODE + ".storage.rocksdb..",
                 NODE + ".storage.memory..",
-                NODE + ".replication.grpc.."));
+                NODE + ".transport.grpc.."));
   }
 
   @Test
@@ -113,7 +129,7 @@ class ArchitectureTest {
     check(
         noClasses()
             .that()
-            .resideOutsideOfPackage(NODE + ".replication.grpc..")
+            .resideOutsideOfPackage(NODE + ".transport.grpc..")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage("io.kvorum.proto..", "io.grpc.."));
@@ -122,7 +138,7 @@ class ArchitectureTest {
             .that()
             .resideOutsideOfPackage(NODE + ".gateway..")
             .and()
-            .resideOutsideOfPackage(NODE + ".replication.grpc..")
+            .resideOutsideOfPackage(NODE + ".transport.grpc..")
             .should()
             .dependOnClassesThat()
             .resideInAPackage("io.netty.."));

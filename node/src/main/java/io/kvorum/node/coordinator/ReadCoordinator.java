@@ -5,6 +5,8 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.replication.ReadRepairer;
+import io.kvorum.node.replication.Replicas;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

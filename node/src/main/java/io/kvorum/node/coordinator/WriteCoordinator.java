@@ -4,6 +4,8 @@ import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.replication.Replicas;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -8,6 +8,7 @@ public abstract sealed class KvorumException extends RuntimeException
     permits InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,
+        PeerUnavailableException,
         StorageException,
         UnavailableException {
   protected KvorumException(String message, Throwable cause) {

@@ -6,6 +6,7 @@ import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.OverloadedException;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -39,6 +40,10 @@ final class HttpErrorMapper {
             Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
                 .with("required", e.required())
                 .with("answered", e.answered())
+                .toResponse();
+        case PeerUnavailableException e ->
+            Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
+                .with("unavailable", e.peer().value())
                 .toResponse();
         case OverloadedException e -> retryLater(e.getMessage());
         case UnavailableException e -> retryLater(e.getMessage());

@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.kvorum.node.replication;
+package io.kvorum.node.transport;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;

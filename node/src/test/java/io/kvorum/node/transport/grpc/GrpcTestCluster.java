@@ -1,12 +1,12 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
-import io.kvorum.node.coordinator.HintedHandoff;
-import io.kvorum.node.coordinator.LocalReplicaService;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,4 +1,4 @@
-package io.kvorum.node.coordinator;
+package io.kvorum.node.replication;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -15,12 +15,12 @@ import org.slf4j.LoggerFactory;
  * the answers is written back, in the background, to each replica that answered with an older one
  * or none. Replicas that did not answer are left to hinted handoff and later reads.
  */
-final class ReadRepairer {
+public final class ReadRepairer {
   private static final Logger log = LoggerFactory.getLogger(ReadRepairer.class);
   private final Replicas replicas;
   private final Counter repairs;
 
-  ReadRepairer(Replicas replicas, MeterRegistry registry) {
+  public ReadRepairer(Replicas replicas, MeterRegistry registry) {
     this.replicas = replicas;
     this.repairs =
         Counter.builder("kvorum.read.repairs")
@@ -28,7 +28,7 @@ final class ReadRepairer {
             .register(registry);
   }
 
-  void repair(Key key, Map<NodeId, Optional<Record>> answers) {
+  public void repair(Key key, Map<NodeId, Optional<Record>> answers) {
     Record newest = null;
     for (Optional<Record> answer : answers.values()) {
       newest = Record.newest(newest, answer.orElse(null));

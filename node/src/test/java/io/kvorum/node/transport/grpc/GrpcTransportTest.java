@@ -1,16 +1,16 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.coordinator.LocalReplicaService;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.replication.PeerUnavailableException;
+import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.testing.Futures;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
@@ -6,8 +6,8 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.replication.PeerUnavailableException;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaResponse;

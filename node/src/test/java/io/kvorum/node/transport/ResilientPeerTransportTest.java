@@ -1,10 +1,11 @@
-package io.kvorum.node.replication;
+package io.kvorum.node.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;

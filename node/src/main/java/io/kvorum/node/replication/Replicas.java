@@ -1,12 +1,12 @@
-package io.kvorum.node.coordinator;
+package io.kvorum.node.replication;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.replication.PeerTransport;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.transport.PeerTransport;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 

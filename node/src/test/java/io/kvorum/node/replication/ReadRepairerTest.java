@@ -1,4 +1,4 @@
-package io.kvorum.node.coordinator;
+package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,9 @@
-package io.kvorum.node.coordinator;
+package io.kvorum.node.replication;
 
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Failures;
-import io.kvorum.node.replication.PeerTransport;
+import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;

@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.grpc.ConnectivityState;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -9,11 +9,11 @@ import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.replication.PeerTransport;
-import io.kvorum.node.replication.PeerUnavailableException;
+import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;

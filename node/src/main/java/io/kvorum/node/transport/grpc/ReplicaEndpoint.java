@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -11,7 +11,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.replication.ReplicaService;
+import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.ReadResponse;

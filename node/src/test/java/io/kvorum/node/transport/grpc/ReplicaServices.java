@@ -1,4 +1,4 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
@@ -7,7 +7,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.replication.ReplicaService;
+import io.kvorum.node.transport.ReplicaService;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.kvorum.node.coordinator;
+package io.kvorum.node.replication;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.replication.PeerTransport;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
+import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

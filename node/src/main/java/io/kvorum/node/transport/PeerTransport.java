@@ -1,8 +1,9 @@
-package io.kvorum.node.replication;
+package io.kvorum.node.transport;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import java.util.Optional;

@@ -1,10 +1,10 @@
-package io.kvorum.node.replication.grpc;
+package io.kvorum.node.transport.grpc;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.replication.ReplicaService;
+import io.kvorum.node.transport.ReplicaService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
