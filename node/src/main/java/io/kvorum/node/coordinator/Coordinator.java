@@ -74,12 +74,12 @@ public final class Coordinator {
   public CompletableFuture<Void> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
     Version version = clock.now();
     long expiresAt = ttl.isZero() ? Record.NO_EXPIRY : version.physicalMillis() + ttl.toMillis();
-    return writes.write(key, Record.value(version, value, expiresAt), quorum);
+    return writes.write(key, Record.value(version, value, expiresAt, quorum.from()), quorum);
   }
 
   /** Deletes {@code key}: a tombstone that wins over every earlier write. */
   public CompletableFuture<Void> delete(Key key, Quorum quorum) {
-    return writes.write(key, Record.tombstone(clock.now()), quorum);
+    return writes.write(key, Record.tombstone(clock.now(), quorum.from()), quorum);
   }
 
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */

@@ -5,8 +5,8 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * One stored version of a key: a value or a tombstone, the version of the write that made it, and
- * an optional absolute expiry.
+ * One stored version of a key: a value or a tombstone, the version of the write that made it, an
+ * optional absolute expiry, and how many replicas the write went to.
  *
  * <p>Records are totally ordered by {@link #LAST_WRITER_WINS}; every replica keeps the greatest
  * record it has seen, so replicas converge whatever order writes arrive in. The value array is
@@ -16,20 +16,29 @@ import java.util.Objects;
  * @param tombstone whether this records a delete (then {@code value} is empty)
  * @param expiresAtMillis Unix milliseconds after which a value reads as absent; {@code 0} for never
  * @param value the value bytes, empty for a tombstone
+ * @param replicas the {@code from} of the write: the record belongs on the first {@code replicas}
+ *     nodes of its key's ranking (anti-entropy compares exactly those), 1..{@value #MAX_REPLICAS}
  */
-public record Record(Version version, boolean tombstone, long expiresAtMillis, byte[] value) {
+public record Record(
+    Version version, boolean tombstone, long expiresAtMillis, byte[] value, int replicas) {
   public static final long NO_EXPIRY = 0;
+
+  /** The largest replica count a record can carry (one byte on disk). */
+  public static final int MAX_REPLICAS = 255;
+
   private static final byte[] EMPTY = new byte[0];
 
   /**
    * Last-writer-wins: the higher version wins; at equal versions a tombstone beats a value, then
-   * the larger value bytes (unsigned) win, then the later expiry. Deterministic on every replica.
+   * the larger value bytes (unsigned) win, then the later expiry, then the larger replica count.
+   * Deterministic on every replica, and consistent with {@link #equals}.
    */
   public static final Comparator<Record> LAST_WRITER_WINS =
       Comparator.comparing(Record::version)
-          .thenComparing(Record::tombstone)
+          .thenComparing((Record r) -> r.tombstone())
           .thenComparing(Record::value, Arrays::compareUnsigned)
-          .thenComparingLong(Record::expiresAtMillis);
+          .thenComparingLong(Record::expiresAtMillis)
+          .thenComparingInt(Record::replicas);
 
   public Record {
     Objects.requireNonNull(version, "version");
@@ -40,18 +49,42 @@ public record Record(Version version, boolean tombstone, long expiresAtMillis, b
     if (expiresAtMillis < 0) {
       throw new IllegalArgumentException("negative expiry: " + expiresAtMillis);
     }
+    if (replicas < 1 || replicas > MAX_REPLICAS) {
+      throw new IllegalArgumentException(
+          "replicas must be 1.." + MAX_REPLICAS + ", got " + replicas);
+    }
   }
 
+  /** A value written to {@code replicas} nodes. */
+  public static Record value(Version version, byte[] value, long expiresAtMillis, int replicas) {
+    return new Record(version, false, expiresAtMillis, value, replicas);
+  }
+
+  /** A delete written to {@code replicas} nodes. */
+  public static Record tombstone(Version version, int replicas) {
+    return new Record(version, true, NO_EXPIRY, EMPTY, replicas);
+  }
+
+  /** A value without expiry on a single replica: shorthand for tests and tools. */
   public static Record value(Version version, byte[] value) {
-    return new Record(version, false, NO_EXPIRY, value);
+    return value(version, value, NO_EXPIRY, 1);
   }
 
+  /** An expiring value on a single replica: shorthand for tests and tools. */
   public static Record value(Version version, byte[] value, long expiresAtMillis) {
-    return new Record(version, false, expiresAtMillis, value);
+    return value(version, value, expiresAtMillis, 1);
   }
 
+  /** A delete on a single replica: shorthand for tests and tools. */
   public static Record tombstone(Version version) {
-    return new Record(version, true, NO_EXPIRY, EMPTY);
+    return tombstone(version, 1);
+  }
+
+  /** This record as written to {@code replicas} nodes. */
+  public Record withReplicas(int replicas) {
+    return replicas == this.replicas
+        ? this
+        : new Record(version, tombstone, expiresAtMillis, value, replicas);
   }
 
   /** The winner of {@code a} and {@code b} under {@link #LAST_WRITER_WINS}; either may be null. */
@@ -101,24 +134,27 @@ public record Record(Version version, boolean tombstone, long expiresAtMillis, b
         && version.equals(r.version)
         && tombstone == r.tombstone
         && expiresAtMillis == r.expiresAtMillis
+        && replicas == r.replicas
         && Arrays.equals(value, r.value);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(version, tombstone, expiresAtMillis, Arrays.hashCode(value));
+    return Objects.hash(version, tombstone, expiresAtMillis, Arrays.hashCode(value), replicas);
   }
 
   @Override
   public String toString() {
     return tombstone
-        ? "Record[tombstone@" + version + "]"
+        ? "Record[tombstone@" + version + ", on " + replicas + "]"
         : "Record[@"
             + version
             + ", "
             + value.length
             + " bytes"
             + (hasExpiry() ? ", expires " + expiresAtMillis : "")
+            + ", on "
+            + replicas
             + "]";
   }
 }

@@ -128,9 +128,14 @@ class RecordTest {
 
   @Test
   void constructorRefusesInconsistentRecords() {
-    assertThatThrownBy(() -> new Record(V10, true, 0, new byte[] {1}))
+    assertThatThrownBy(() -> new Record(V10, true, 0, new byte[] {1}, 1))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new Record(V10, true, 5, new byte[0]))
+    assertThatThrownBy(() -> new Record(V10, true, 5, new byte[0], 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Record.value(V10, new byte[0], Record.NO_EXPIRY, 0))
+        .as("a record is on at least one replica")
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Record.tombstone(V10, Record.MAX_REPLICAS + 1))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Record.value(V10, new byte[0], -1))
         .isInstanceOf(IllegalArgumentException.class);
@@ -148,6 +153,18 @@ class RecordTest {
     assertThat(a).isNotEqualTo(Record.value(V10, new byte[] {1, 3}));
     assertThat(a).isNotEqualTo(Record.value(V10, new byte[] {1, 2}, 9));
     assertThat(Record.tombstone(V10)).isNotEqualTo(Record.value(V10, new byte[0]));
+    assertThat(a).isNotEqualTo(a.withReplicas(3));
+  }
+
+  @Test
+  void theReplicaCountBreaksTheLastTieSoThatEveryReplicaKeepsTheSameRecord() {
+    Record onOne = Record.value(V10, new byte[] {1}, 9, 1);
+    Record onThree = onOne.withReplicas(3);
+
+    assertThat(Record.LAST_WRITER_WINS.compare(onThree, onOne)).isPositive();
+    assertThat(Record.newest(onOne, onThree)).isSameAs(onThree);
+    assertThat(Record.newest(onThree, onOne)).isSameAs(onThree);
+    assertThat(onOne.withReplicas(1)).isSameAs(onOne);
   }
 
   @Test

@@ -26,6 +26,7 @@ final class ProtoMapping {
         .setTombstone(record.tombstone())
         .setExpiresAtMillis(record.expiresAtMillis())
         .setValue(bytes(record.value()))
+        .setReplicas(record.replicas())
         .build();
   }
 
@@ -34,7 +35,8 @@ final class ProtoMapping {
         new Version(record.getVersion()),
         record.getTombstone(),
         record.getExpiresAtMillis(),
-        record.getValue().toByteArray());
+        record.getValue().toByteArray(),
+        record.getReplicas());
   }
 
   static Key key(ByteString bytes) {

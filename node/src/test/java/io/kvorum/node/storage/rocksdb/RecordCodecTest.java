@@ -100,7 +100,7 @@ class RecordCodecTest {
   @Test
   void anUnknownFormatIsRefused() {
     byte[] encoded = RecordCodec.encode(Record.value(VERSION, new byte[] {1}));
-    encoded[0] = (byte) ((encoded[0] & 0x0F) | 0x20);
+    encoded[0] = (byte) ((encoded[0] & 0x0F) | 0x10);
 
     assertThatThrownBy(() -> RecordCodec.decode(encoded))
         .isInstanceOf(IllegalStateException.class)
