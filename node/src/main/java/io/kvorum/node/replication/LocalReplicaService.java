@@ -1,5 +1,6 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -7,6 +8,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.ReplicaService;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,6 +30,11 @@ public final class LocalReplicaService implements ReplicaService {
   @Override
   public CompletableFuture<Void> write(Key key, Record record) {
     return storage.put(key, record).thenApply(applied -> null);
+  }
+
+  @Override
+  public CompletableFuture<Void> writeAll(List<Entry> writes) {
+    return storage.putAll(writes);
   }
 
   @Override

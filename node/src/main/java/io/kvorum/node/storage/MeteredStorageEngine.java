@@ -1,5 +1,6 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
@@ -7,6 +8,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToDoubleFunction;
@@ -49,6 +51,11 @@ public final class MeteredStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<Boolean> put(Key key, Record record) {
     return timed("put", delegate.put(key, record));
+  }
+
+  @Override
+  public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return timed("put_all", delegate.putAll(entries));
   }
 
   @Override

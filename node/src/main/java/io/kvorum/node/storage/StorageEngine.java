@@ -1,9 +1,11 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -35,6 +37,18 @@ public interface StorageEngine extends AutoCloseable {
    * @return whether {@code record} is now the stored record (false: a newer one was kept)
    */
   CompletableFuture<Boolean> put(Key key, Record record);
+
+  /**
+   * Stores each entry's record as {@link #put} would, together: an engine that can write them as
+   * one batch (one write-ahead-log append, one fsync) does. Completes once every entry is stored;
+   * fails if any could not be.
+   */
+  default CompletableFuture<Void> putAll(List<Entry> entries) {
+    return CompletableFuture.allOf(
+        entries.stream()
+            .map(entry -> put(entry.key(), entry.record()))
+            .toArray(CompletableFuture[]::new));
+  }
 
   /**
    * A cursor over the stored records in {@code range}, in key order. It yields every record that

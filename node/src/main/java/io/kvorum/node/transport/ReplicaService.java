@@ -1,10 +1,12 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,6 +22,17 @@ public interface ReplicaService {
   CompletableFuture<Optional<Record>> read(Key key);
 
   CompletableFuture<Void> write(Key key, Record record);
+
+  /**
+   * Stores several records, each as {@link #write} would, ideally as one storage batch: what a
+   * transport calls for the writes that arrived together in one message.
+   */
+  default CompletableFuture<Void> writeAll(List<Entry> writes) {
+    return CompletableFuture.allOf(
+        writes.stream()
+            .map(write -> write(write.key(), write.record()))
+            .toArray(CompletableFuture[]::new));
+  }
 
   /** This node's own records in {@code range}, tombstones and expired records included. */
   ScanCursor scan(KeyRange range);
