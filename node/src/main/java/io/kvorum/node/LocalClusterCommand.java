@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -172,20 +173,36 @@ final class LocalClusterCommand implements Callable<Integer> {
     }
   }
 
-  /** The same program as this one: {@code java -jar kvorum-node.jar}, or its class path. */
-  private static List<String> javaCommand() {
-    String java = ProcessHandle.current().info().command().orElse("java");
+  /**
+   * The same program as this one, on the same Java with the same JVM flags (those bin/kvorum and
+   * {@code JAVA_OPTS} gave the launcher): {@code java … -jar kvorum-node.jar}, or its class path.
+   * Never the {@code java} on the PATH, which may be older than the one running this.
+   */
+  static List<String> javaCommand() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // An agent (a debugger, a profiler) listens on a port or writes a file that only one
+      // process can have.
+      if (!flag.startsWith("-agentlib:")
+          && !flag.startsWith("-agentpath:")
+          && !flag.startsWith("-javaagent:")
+          && !flag.startsWith("-Xrunjdwp")) {
+        command.add(flag);
+      }
+    }
     String location =
         KvorumNode.class.getProtectionDomain().getCodeSource().getLocation().getPath();
     if (location.endsWith(".jar")) {
-      return List.of(java, "-jar", location);
+      command.addAll(List.of("-jar", location));
+    } else {
+      if (!command.contains("--enable-native-access=ALL-UNNAMED")) {
+        command.add("--enable-native-access=ALL-UNNAMED");
+      }
+      command.addAll(
+          List.of("-cp", System.getProperty("java.class.path"), KvorumNode.class.getName()));
     }
-    return List.of(
-        java,
-        "--enable-native-access=ALL-UNNAMED",
-        "-cp",
-        System.getProperty("java.class.path"),
-        KvorumNode.class.getName());
+    return command;
   }
 
   private static void relay(InputStream stream, String prefix, java.io.PrintStream to) {
