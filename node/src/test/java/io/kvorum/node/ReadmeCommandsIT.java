@@ -134,7 +134,7 @@ class ReadmeCommandsIT {
           .isEmpty();
       assertThat(Files.readString(log))
           .contains("is ready")
-          .contains("node node-0 shutting down", "node node-2 shutting down");
+          .contains("node node-0 stopped", "node node-1 stopped", "node node-2 stopped");
     } finally {
       signal("KILL", group); // whatever is left of the group, even if the shell is gone
     }
