@@ -20,13 +20,9 @@ if [ ! -x "$ghz" ]; then
   mkdir -p "$tools"
   GOBIN="$tools" go install github.com/bojand/ghz/cmd/ghz@v0.121.0
 fi
-# shellcheck source=../.ci/jdk.sh
-source .ci/jdk.sh
-JAVA_HOME=$(pick_jdk) || { echo "bench/ghz.sh: needs a JDK 21 or newer" >&2; exit 1; }
-export JAVA_HOME
 [ -f node/target/kvorum-node.jar ] || ./mvnw -B -q -ntp package -DskipTests -pl node -am
 work=$(mktemp -d)
-"$JAVA_HOME/bin/java" -Xms1g -Xmx1g --enable-native-access=ALL-UNNAMED -jar node/target/kvorum-node.jar \
+JAVA_OPTS="-Xms1g -Xmx1g" bin/kvorum \
   --node-id ghz-0 --http-host 127.0.0.1 --http-port 18190 --grpc-port 19190 \
   --data-dir "$work/data" > "$work/node.log" 2>&1 &
 node=$!

@@ -7,13 +7,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# shellcheck source=../.ci/jdk.sh
-source .ci/jdk.sh
-JAVA_HOME=$(pick_jdk) || { echo "bench/run.sh: needs a JDK 21 or newer" >&2; exit 1; }
-export JAVA_HOME
+# A JDK, not a JRE: the profiler attaches to the nodes through jdk.attach.
+java_home=$(bin/find-java --jdk)
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f node/target/kvorum-node.jar ] ||
   [ ! -f bench/target/benchmarks.jar ]; then
   ./mvnw -B -q -ntp package -DskipTests -pl node,bench -am
 fi
-exec "$JAVA_HOME/bin/java" -Xmx2g -XX:+UseParallelGC --enable-native-access=ALL-UNNAMED \
+exec "$java_home/bin/java" -Xmx2g -XX:+UseParallelGC --enable-native-access=ALL-UNNAMED \
   -cp bench/target/benchmarks.jar io.kvorum.bench.BenchCommand --command-line "bench/run.sh $*" "$@"

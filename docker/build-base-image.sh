@@ -6,7 +6,7 @@
 #   docker/build-base-image.sh [image]      # default kvorum/jre-base:local; skipped if present
 #   FORCE=1 docker/build-base-image.sh      # rebuild
 #
-# Needs: a JDK 21+ with jlink (JAVA_HOME or on PATH), a static busybox (Debian: busybox-static),
+# Needs: a JDK 21+ with jlink (found by bin/find-java), a static busybox (Debian: busybox-static),
 # a running Docker engine.
 set -euo pipefail
 image="${1:-kvorum/jre-base:local}"
@@ -14,8 +14,9 @@ if [ -z "${FORCE:-}" ] && docker image inspect "$image" > /dev/null 2>&1; then
   echo "base image $image exists (FORCE=1 rebuilds it)"
   exit 0
 fi
-jlink="${JAVA_HOME:+$JAVA_HOME/bin/}jlink"
-command -v "$jlink" > /dev/null || { echo "no jlink: set JAVA_HOME to a JDK 21+" >&2; exit 1; }
+jdk=$("$(dirname "${BASH_SOURCE[0]}")/../bin/find-java" --jdk)
+jlink="$jdk/bin/jlink"
+[ -x "$jlink" ] || { echo "no jlink in $jdk: point KVORUM_JAVA_HOME at a full JDK 21+" >&2; exit 1; }
 busybox=$(command -v busybox || true)
 # ldd fails on a static binary; that failure is the answer wanted.
 if [ -z "$busybox" ] || [[ "$(ldd "$busybox" 2>&1 || true)" != *"not a dynamic"* ]]; then

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -43,6 +45,7 @@ import sun.misc.Signal;
     })
 final class LocalClusterCommand implements Callable<Integer> {
   private static final Duration READY_WITHIN = Duration.ofSeconds(90);
+  private static final Duration RELAY_DRAIN = Duration.ofSeconds(2);
 
   @Spec CommandSpec spec;
 
@@ -77,6 +80,7 @@ final class LocalClusterCommand implements Callable<Integer> {
   @Unmatched List<String> nodeFlags = new ArrayList<>();
 
   private final List<Process> children = new ArrayList<>();
+  private final List<Thread> relays = new CopyOnWriteArrayList<>();
   private volatile boolean stopping;
 
   @Override
@@ -164,32 +168,48 @@ final class LocalClusterCommand implements Callable<Integer> {
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().keySet().removeIf(name -> name.startsWith("KVORUM_"));
       Process child = builder.start();
-      relay(child.getInputStream(), "[node-" + i + "] ", System.out);
-      relay(child.getErrorStream(), "[node-" + i + "] ", System.err);
+      relays.add(relay(child.getInputStream(), "[node-" + i + "] ", System.out));
+      relays.add(relay(child.getErrorStream(), "[node-" + i + "] ", System.err));
       return child;
     } catch (IOException e) {
       throw new IllegalStateException("cannot start node-" + i + ": " + e.getMessage(), e);
     }
   }
 
-  /** The same program as this one: {@code java -jar kvorum-node.jar}, or its class path. */
-  private static List<String> javaCommand() {
-    String java = ProcessHandle.current().info().command().orElse("java");
+  /**
+   * The same program as this one, on the same Java with the same JVM flags (those bin/kvorum and
+   * {@code JAVA_OPTS} gave the launcher): {@code java … -jar kvorum-node.jar}, or its class path.
+   * Never the {@code java} on the PATH, which may be older than the one running this.
+   */
+  static List<String> javaCommand() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // An agent (a debugger, a profiler) listens on a port or writes a file that only one
+      // process can have.
+      if (!flag.startsWith("-agentlib:")
+          && !flag.startsWith("-agentpath:")
+          && !flag.startsWith("-javaagent:")
+          && !flag.startsWith("-Xrunjdwp")) {
+        command.add(flag);
+      }
+    }
     String location =
         KvorumNode.class.getProtectionDomain().getCodeSource().getLocation().getPath();
     if (location.endsWith(".jar")) {
-      return List.of(java, "-jar", location);
+      command.addAll(List.of("-jar", location));
+    } else {
+      if (!command.contains("--enable-native-access=ALL-UNNAMED")) {
+        command.add("--enable-native-access=ALL-UNNAMED");
+      }
+      command.addAll(
+          List.of("-cp", System.getProperty("java.class.path"), KvorumNode.class.getName()));
     }
-    return List.of(
-        java,
-        "--enable-native-access=ALL-UNNAMED",
-        "-cp",
-        System.getProperty("java.class.path"),
-        KvorumNode.class.getName());
+    return command;
   }
 
-  private static void relay(InputStream stream, String prefix, java.io.PrintStream to) {
-    Thread.ofPlatform()
+  private static Thread relay(InputStream stream, String prefix, java.io.PrintStream to) {
+    return Thread.ofPlatform()
         .daemon()
         .start(
             () -> {
@@ -241,15 +261,28 @@ final class LocalClusterCommand implements Callable<Integer> {
 
   private synchronized void stopChildren() {
     stopping = true;
-    children.forEach(Process::destroy);
+    // SIGTERM through the handle: Process.destroy would also close the pipes, and the nodes'
+    // shutdown lines would be lost.
+    children.forEach(child -> child.toHandle().destroy());
     for (Process child : children) {
       try {
         if (!child.waitFor(30, TimeUnit.SECONDS)) {
-          child.destroyForcibly();
+          child.toHandle().destroyForcibly();
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        child.destroyForcibly();
+        child.toHandle().destroyForcibly();
+      }
+    }
+    // The nodes' last lines ("node node-i stopped") may still be in the pipes: relay them before
+    // this process exits, which would end the relays (daemons) mid-way.
+    long deadline = System.nanoTime() + RELAY_DRAIN.toNanos();
+    for (Thread relay : relays) {
+      try {
+        relay.join(Duration.ofNanos(deadline - System.nanoTime()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       }
     }
   }

@@ -150,6 +150,7 @@ class ClusterProcessIT {
       }
       assertThat(Files.isDirectory(work.resolve("data").resolve("node-2"))).isTrue();
       assertThat(launcher.terminate()).isZero();
+      assertThat(launcher.stdout()).contains("[node-0]", "node node-2 stopped");
       try (KvorumClient gone = KvorumClient.connect("127.0.0.1", http)) {
         assertThat(gone.ready()).isFalse();
       }

@@ -46,7 +46,7 @@ public final class NodeProcess implements AutoCloseable {
     try {
       Files.createDirectories(logDir);
       List<String> command = new ArrayList<>();
-      command.add(ProcessHandle.current().info().command().orElse("java"));
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Xmx256m");
       command.add("-jar");
       command.add(jar().toString());
