@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The benchmark runner: builds the node and bench jars when missing (or with REBUILD=1), then runs
 # io.kvorum.bench.BenchCommand, which starts a local cluster, preloads it, sweeps the rate of each
-# phase with the open-loop generator, profiles one phase and writes
-# bench/results/<timestamp>/report.md. `bench/run.sh --help` lists the options;
+# phase with the open-loop generator (or wrk2), profiles one phase and writes
+# bench/results/<timestamp>/report.md; with --calibrate, measures nginx first (installed with apt
+# when missing). `bench/run.sh --help` lists the options;
 # `bench/run.sh calibrate --url URL` runs the generator against another server (bench/calibrate.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+case " $* " in
+  *" --calibrate"*)
+    command -v nginx > /dev/null || [ -x /usr/sbin/nginx ] ||
+      { apt-get update -qq && apt-get install -y -qq nginx > /dev/null; } ;;
+esac
 # shellcheck source=../.ci/jdk.sh
 source .ci/jdk.sh
 JAVA_HOME=$(pick_jdk) || { echo "bench/run.sh: needs a JDK 21 or newer" >&2; exit 1; }
