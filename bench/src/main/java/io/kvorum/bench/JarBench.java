@@ -95,14 +95,7 @@ final class JarBench {
         PhaseRunner runner = new PhaseRunner(generator, measurer, cluster.settler(), plan);
         for (String phase : command.phases) {
           if (phase.equals("saturation")) {
-            List<String> notes = new ArrayList<>();
-            saturation = runner.saturation(notes);
-            report.runs(
-                heading("saturation: PUT flat out"),
-                List.of(saturation),
-                List.of("closed loop, " + plan.saturationConnections() + " connections"),
-                plan.p99LimitMillis());
-            report.text(String.join("; ", notes) + ".");
+            saturation = saturation(runner);
           } else if (!phase.equals("scan")) {
             Sweep sweep = runner.run(phase);
             sweeps.add(sweep);
@@ -158,6 +151,26 @@ final class JarBench {
             Table.number(load.switches()),
             load.gc().count()));
     return load;
+  }
+
+  /** The saturation phase, added to the report with how busy it kept the cores. */
+  private Run saturation(PhaseRunner runner) throws InterruptedException {
+    List<String> notes = new ArrayList<>();
+    Run saturation = runner.saturation(notes);
+    notes.add(
+        String.format(
+            Locale.ROOT,
+            "the nodes kept %.2f cores busy on average, all processes %.2f (of %d)",
+            saturation.usage().nodeCores(),
+            saturation.usage().allCores(),
+            Runtime.getRuntime().availableProcessors()));
+    report.runs(
+        heading("saturation: PUT flat out"),
+        List.of(saturation),
+        List.of("closed loop, " + plan.saturationConnections() + " connections"),
+        plan.p99LimitMillis());
+    report.text(String.join("; ", notes) + ".");
+    return saturation;
   }
 
   private String heading(String section) {

@@ -68,8 +68,4 @@ public final class RocksDbLog {
       }
     }
   }
-
-  int running() {
-    return running.size();
-  }
 }
