@@ -1,40 +1,36 @@
 package io.kvorum.bench;
 
-import io.kvorum.bench.cluster.BenchCluster;
-import io.kvorum.bench.cluster.Profiler;
-import io.kvorum.bench.load.OpenLoopClient;
-import io.kvorum.bench.load.PhaseResult;
-import io.kvorum.bench.load.Request;
-import io.kvorum.bench.load.RequestSource;
+import io.kvorum.bench.load.LoadGenerator;
+import io.kvorum.bench.load.OpenLoopGenerator;
 import io.kvorum.bench.load.Workload;
+import io.kvorum.bench.report.Headline;
+import io.kvorum.bench.report.JarResults;
 import io.kvorum.bench.report.Report;
-import io.kvorum.bench.report.ScanResult;
-import io.kvorum.bench.report.Sweep;
+import io.kvorum.bench.report.Run;
+import io.kvorum.bench.wrk2.Wrk2Generator;
 import io.kvorum.node.core.DurationFormat;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bench/run.sh}: starts a local kvorum cluster, preloads it, sweeps the rate of each phase
- * with the open-loop generator, profiles one phase with async-profiler, and writes a report.
+ * {@code bench/run.sh}: for each node jar, starts a local kvorum cluster, preloads it, sweeps (or
+ * holds) the rate of each phase with the open-loop generator or wrk2, measures the processes' CPU,
+ * context switches and GC pauses of every run, profiles one phase with async-profiler; optionally
+ * measures nginx's ceiling first; writes one report with the headline against issue 10's targets.
  */
 @Command(
     name = "bench/run.sh",
@@ -47,7 +43,9 @@ import picocli.CommandLine.Option;
     })
 public final class BenchCommand implements Callable<Integer> {
   private static final PrintStream OUT = System.out;
-  private static final List<String> LOAD_PHASES = List.of("put", "get", "mixed", "range");
+  private static final List<String> SWEPT = List.of("put", "get", "mixed", "range");
+  private static final List<String> PHASES =
+      List.of("put", "get", "mixed", "range", "saturation", "scan");
 
   @Option(names = "--nodes", description = "Cluster size (default: ${DEFAULT-VALUE}).")
   int nodes = 3;
@@ -67,8 +65,10 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--phases",
       split = ",",
-      description = "Phases to run, of put,get,mixed,range,scan (default: all).")
-  List<String> phases = List.of("put", "get", "mixed", "range", "scan");
+      description =
+          "Phases to run, in this order, of put,get,mixed,range,saturation,scan"
+              + " (default: all; the scan runs after the others).")
+  List<String> phases = PHASES;
 
   @Option(
       names = "--rates",
@@ -82,6 +82,13 @@ public final class BenchCommand implements Callable<Integer> {
       split = ",",
       description = "Rates of the range sweep (default: ${DEFAULT-VALUE}).")
   List<Integer> rangeRates = List.of(100, 200, 500, 1000, 2000, 3000, 5000);
+
+  @Option(
+      names = "--hold-rate",
+      description =
+          "Instead of sweeping, hold each load phase at this rate (req/s) for --duration and give"
+              + " the verdict, e.g. --hold-rate 20000 --duration 60s.")
+  Integer holdRate;
 
   @Option(
       names = "--range-span",
@@ -98,23 +105,68 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--duration",
-      description = "Length of the sustained run at the best rate (default: 60s).")
+      description =
+          "Length of a held run: the best rate of a sweep, or --hold-rate (default: 60s).")
   Duration duration = Duration.ofSeconds(60);
 
   @Option(
       names = "--warm-up",
-      description = "Unmeasured run at the first rate before each sweep (default: 5s).")
+      description = "Unmeasured run at the first (or held) rate before each phase (default: 5s).")
   Duration warmUp = Duration.ofSeconds(5);
 
   @Option(
+      names = "--settle",
+      description =
+          "Least pause before a phase's measured runs and before a held run (default: 10s).")
+  Duration settle = Duration.ofSeconds(10);
+
+  @Option(
+      names = "--settle-max",
+      description =
+          "Longest pause: after --settle, wait until RocksDB has no compaction pending and no"
+              + " flush or compaction running, at most this long in all (default: 60s).")
+  Duration settleMax = Duration.ofSeconds(60);
+
+  @Option(
       names = "--p99-limit",
-      description = "p99 a rate must stay under, ms (default: 5 for one node, else 10).")
+      description = "p99 a rate must stay at or under, ms (default: 5 for one node, else 10).")
   Double p99Limit;
 
   @Option(
       names = "--connections",
       description = "HTTP connections of the generator (default: ${DEFAULT-VALUE}).")
   int connections = 128;
+
+  @Option(
+      names = "--generator",
+      description =
+          "Load generator: builtin (the runner's own) or wrk2 ($WRK2 or wrk2 on the PATH; one"
+              + " process per node) (default: ${DEFAULT-VALUE}).")
+  String generatorKind = "builtin";
+
+  @Option(
+      names = "--saturation-connections",
+      description =
+          "Connections of the saturation phase, PUT in a closed loop (default: ${DEFAULT-VALUE}).")
+  int saturationConnections = 64;
+
+  @Option(
+      names = "--saturation-duration",
+      description = "Length of the saturation phase (default: 20s).")
+  Duration saturationDuration = Duration.ofSeconds(20);
+
+  @Option(
+      names = "--calibrate",
+      split = ",",
+      description =
+          "First measure nginx answering 204 at these rates (req/s, --step each) with the same"
+              + " generator, for the ceiling in the headline, e.g. --calibrate 20000,40000,80000.")
+  List<Integer> calibrate = List.of();
+
+  @Option(
+      names = "--nginx-port",
+      description = "Port of nginx for --calibrate (default: ${DEFAULT-VALUE}).")
+  int nginxPort = 18999;
 
   @Option(
       names = "--profile",
@@ -142,8 +194,12 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Extra kvorum-node flag, repeatable, e.g. --node-flag=--sync-writes=true.")
   List<String> nodeFlags = new ArrayList<>();
 
-  @Option(names = "--jar", description = "Node jar (default: ${DEFAULT-VALUE}).")
-  Path jar = Path.of("node/target/kvorum-node.jar");
+  @Option(
+      names = "--jar",
+      description =
+          "Node jar, as PATH or LABEL=PATH; repeat it to run the same phases with each jar in"
+              + " turn and compare them in one report (default: node/target/kvorum-node.jar).")
+  List<String> jarSpecs = List.of("node/target/kvorum-node.jar");
 
   @Option(names = "--out", description = "Results directory (default: bench/results/<timestamp>).")
   Path out;
@@ -161,6 +217,8 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--command-line", hidden = true, description = "How this run was invoked.")
   String commandLine;
 
+  private Path wrk2;
+
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
     System.exit(
@@ -171,263 +229,164 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    for (String phase : phases) {
-      if (!LOAD_PHASES.contains(phase) && !phase.equals("scan")) {
-        throw new CommandLine.ParameterException(new CommandLine(this), "unknown phase: " + phase);
-      }
-    }
-    if (!profile.equals("none") && !LOAD_PHASES.contains(profile)) {
-      throw new CommandLine.ParameterException(
-          new CommandLine(this), "--profile: not a load phase: " + profile);
-    }
+    Plan plan = validate();
     int replicas = from != null ? from : nodes;
     int quorum = ack != null ? ack : replicas / 2 + 1;
-    double limit = p99Limit != null ? p99Limit : nodes == 1 ? 5 : 10;
+    Workload workload = new Workload(keys, valueSize, quorum, replicas, readPercent, rangeSpan);
     Path dir =
         out != null
             ? out
             : Path.of(
                 "bench/results",
-                LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+                LocalDateTime.now(ZoneId.systemDefault())
+                    .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
     Report report = new Report(dir, "kvorum benchmark, " + nodes + " node(s)");
     report.text(Environment.describe(commandLine, nodeJvm));
-    report.text(
-        String.format(
-            Locale.ROOT,
-            "**Setup**: %d node(s) on 127.0.0.1, %,d keys of %d bytes, ack=%d from=%d;"
-                + " load from the open-loop generator (one Netty event loop, %d connections"
-                + " spread over the nodes; latency from each request's due time); sweep steps"
-                + " of %ds, sustained runs of %ds; a rate passes with p99 < %s ms, no errors and"
-                + " at least 98%% of the rate delivered.",
-            nodes,
-            keys,
-            valueSize,
-            quorum,
-            replicas,
-            connections,
-            step.toSeconds(),
-            duration.toSeconds(),
-            limit));
-    Workload workload = new Workload(keys, valueSize, quorum, replicas);
+    report.text(setup(plan, workload, dir));
+    report.markHeadline();
     OUT.printf("results in %s%n", dir);
-    try (BenchCluster cluster =
-            BenchCluster.start(jar, dir, nodes, httpPort, grpcPort, nodeJvm, nodeFlags);
-        OpenLoopClient client = new OpenLoopClient(cluster.httpAddresses())) {
-      OUT.printf("cluster of %d up; loading %,d keys...%n", nodes, keys);
-      PhaseResult load =
-          client.runClosed("load", workload.load(), keys, 64, Duration.ofMinutes(30));
-      OUT.print(Report.header() + Report.row(load, "load", Double.MAX_VALUE));
-      if (load.errorCount() > 0) {
-        throw new IllegalStateException("preload failed: " + load.errors());
-      }
-      report.text(
-          String.format(
-              Locale.ROOT,
-              "Preload: %,d keys in %.1f s (%.0f writes/s, closed loop, 64 connections).",
-              keys,
-              load.sendWindow().toNanos() / 1e9,
-              load.achievedRate()));
-      List<Sweep> sweeps = new ArrayList<>();
-      for (String phase : phases) {
-        if (phase.equals("scan")) {
-          continue;
-        }
-        RequestSource source = source(phase, workload);
-        Sweep sweep =
-            sweep(client, phase, source, phase.equals("range") ? rangeRates : rates, limit);
-        sweeps.add(sweep);
-        report.sweep(sweep, limit);
-      }
-      report.headline(limit).percentilePlot();
-      if (phases.contains("scan")) {
-        ScanResult scan = scan(cluster);
-        report.text(
-            String.format(
-                Locale.ROOT,
-                "## Range scan of every key%n%nOne `GET /v0/entities` over all %,d keys through"
-                    + " node-0: %,d bytes in %.2f s = **%.0f MB/s**. node-0's heap in use:"
-                    + " %,d MB before, at most %,d MB during the scan (sampled every 200 ms).",
-                keys,
-                scan.bytes(),
-                scan.elapsed().toNanos() / 1e9,
-                scan.megabytesPerSecond(),
-                scan.heapBefore() >> 20,
-                scan.heapMax() >> 20));
-      }
-      if (!profile.equals("none")) {
-        profile(client, cluster, workload, sweeps, dir, report, limit);
-      }
+    List<Run> nginx = List.of();
+    if (!calibrate.isEmpty()) {
+      nginx = Calibration.run(this, plan, workload, dir, report);
     }
-    deleteTree(dir.resolve("data"));
+    List<JarResults> results = new ArrayList<>();
+    for (Jar jar : jars()) {
+      Path jarDir = jars().size() == 1 ? dir : dir.resolve(jar.label());
+      results.add(
+          new JarBench(this, plan, workload, jar.label(), jar.path(), jarDir, report).run());
+    }
+    boolean heap = nodeJvm.contains("-Xmx1g") || nodeJvm.contains("-Xmx1024m");
+    report.headline(
+        "## Headline\n\n"
+            + Headline.targetTable(
+                new Headline.Setup(nodes, quorum, replicas, valueSize, heap), results, nginx)
+            + "\nThe held run of every phase"
+            + (results.size() > 1 ? " for each jar" : "")
+            + " (the last run tried when none held) and the saturation run, with what each"
+            + " cost:\n\n"
+            + Headline.comparison(results));
     report.write();
     OUT.printf("report: %s%n", dir.resolve("report.md"));
     return 0;
   }
 
-  /** The requests of a load phase; {@code phase} is one of {@link #LOAD_PHASES}. */
-  private RequestSource source(String phase, Workload workload) {
-    return switch (phase) {
-      case "put" -> workload.puts();
-      case "get" -> workload.gets();
-      case "mixed" -> workload.mixed(readPercent);
-      case "range" -> workload.ranges(rangeSpan);
-      default -> throw new IllegalArgumentException("not a load phase: " + phase);
-    };
-  }
-
-  private Sweep sweep(
-      OpenLoopClient client,
-      String phase,
-      RequestSource source,
-      List<Integer> stepRates,
-      double limit) {
-    OUT.printf("%n== %s ==%n", phase);
-    client.runAtRate(
-        phase + " warm-up", source, stepRates.get(0), warmUp, connections, Duration.ofSeconds(3));
-    OUT.print(Report.header());
-    List<PhaseResult> steps = new ArrayList<>();
-    List<Integer> passed = new ArrayList<>();
-    for (int rate : stepRates) {
-      PhaseResult result =
-          client.runAtRate(
-              phase + "@" + rate, source, rate, step, connections, Duration.ofSeconds(3));
-      steps.add(result);
-      OUT.print(Report.row(result, "step", limit));
-      if (!Report.passes(result, limit)) {
-        break;
+  private Plan validate() {
+    CommandLine cli = new CommandLine(this);
+    for (String phase : phases) {
+      if (!PHASES.contains(phase)) {
+        throw new CommandLine.ParameterException(cli, "unknown phase: " + phase);
       }
-      passed.add(rate);
     }
-    for (int i = passed.size() - 1; i >= 0 && i >= passed.size() - 2; i--) {
-      int rate = passed.get(i);
-      PhaseResult sustained =
-          client.runAtRate(
-              phase + "@" + rate + " for " + duration.toSeconds() + "s",
-              source,
-              rate,
-              duration,
-              connections,
-              Duration.ofSeconds(3));
-      OUT.print(Report.row(sustained, "sustained", limit));
-      if (Report.passes(sustained, limit)) {
-        return new Sweep(phase, steps, sustained);
-      }
-      steps.add(sustained);
+    if (!profile.equals("none") && !SWEPT.contains(profile)) {
+      throw new CommandLine.ParameterException(cli, "--profile: not a load phase: " + profile);
     }
-    return new Sweep(phase, steps, null);
-  }
-
-  private ScanResult scan(BenchCluster cluster) throws Exception {
-    long before = cluster.heapUsed(0);
-    AtomicLong max = new AtomicLong(before);
-    AtomicBoolean scanning = new AtomicBoolean(true);
-    CompletableFuture<Void> sampler =
-        CompletableFuture.runAsync(
-            () -> {
-              while (scanning.get()) {
-                try {
-                  max.accumulateAndGet(cluster.heapUsed(0), Math::max);
-                  Thread.sleep(200);
-                } catch (IOException e) {
-                  return;
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return;
-                }
-              }
-            });
-    byte[] request =
-        ("GET /v0/entities?start=" + Workload.key(0) + " HTTP/1.1\r\nHost: kvorum\r\n\r\n")
-            .getBytes(StandardCharsets.US_ASCII);
-    PhaseResult result;
-    try (OpenLoopClient client = new OpenLoopClient(List.of(address(cluster.uri(0, "/"))))) {
-      result =
-          client.runClosed(
-              "scan", seq -> new Request("scan", request, 200), 1, 1, Duration.ofMinutes(30));
-    } finally {
-      scanning.set(false);
-      sampler.join();
-    }
-    OUT.printf(
-        "%nscan: %,d bytes in %s, errors %s%n",
-        result.bytesReceived(), result.sendWindow(), result.errors());
-    if (result.errorCount() > 0) {
-      throw new IllegalStateException("the range scan failed: " + result.errors());
-    }
-    return new ScanResult(result.bytesReceived(), result.sendWindow(), before, max.get());
-  }
-
-  private void profile(
-      OpenLoopClient client,
-      BenchCluster cluster,
-      Workload workload,
-      List<Sweep> sweeps,
-      Path dir,
-      Report report,
-      double limit)
-      throws Exception {
-    Sweep target = sweeps.stream().filter(s -> s.phase().equals(profile)).findFirst().orElse(null);
-    if (target == null) {
-      report.text("No profile: phase " + profile + " did not run.");
-      return;
-    }
-    // The best rate that held; when none did, the first step's, to show what stands in the way.
-    double rate =
-        target.sustained() != null
-            ? target.sustained().requestedRate()
-            : target.steps().get(0).requestedRate();
-    RequestSource source = source(profile, workload);
-    Profiler profiler = Profiler.unpack();
-    long pid = cluster.pid(0);
-    Duration window = duration.dividedBy(3);
-    OUT.printf("%nprofiling node-0 (pid %d) during %s at %.0f req/s%n", pid, profile, rate);
-    CompletableFuture<PhaseResult> run =
-        CompletableFuture.supplyAsync(
-            () ->
-                client.runAtRate(
-                    profile + "@" + (long) rate + " profiled",
-                    source,
-                    rate,
-                    window.multipliedBy(3).plusSeconds(2),
-                    connections,
-                    Duration.ofSeconds(3)));
-    Thread.sleep(1000);
-    List<String> links = new ArrayList<>();
-    for (String event : List.of("cpu", "alloc", "lock")) {
-      Path html = dir.resolve("profile-" + profile + "-" + event + ".html");
-      profiler.start(pid, event);
-      Thread.sleep(window);
-      profiler.stop(pid, html, "node-0 " + event + " during " + profile + " at " + (long) rate);
-      links.add("[" + event + "](" + html.getFileName() + ")");
-    }
-    PhaseResult profiled = run.join();
-    OUT.print(Report.row(profiled, "profiled", limit));
-    report.text(
-        "## Profiles\n\nnode-0 (one of the coordinators) during "
-            + profile
-            + " at "
-            + (long) rate
-            + " req/s, "
-            + window.toSeconds()
-            + " s per event: "
-            + String.join(", ", links)
-            + ". The load of the profiled run (the profiler's own cost included):\n\n"
-            + Report.header()
-            + Report.row(profiled, "profiled", limit));
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (Files.exists(root)) {
-      try (var paths = Files.walk(root)) {
-        for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
+    switch (generatorKind) {
+      case "builtin" -> wrk2 = null;
+      case "wrk2" -> {
+        try {
+          wrk2 = Wrk2Generator.locate(System.getenv());
+        } catch (IllegalStateException e) {
+          throw new CommandLine.ParameterException(cli, e.getMessage(), e);
         }
       }
+      default ->
+          throw new CommandLine.ParameterException(
+              cli, "--generator: builtin or wrk2, not " + generatorKind);
+    }
+    try {
+      jars();
+      return new Plan(
+          rates,
+          rangeRates,
+          holdRate,
+          warmUp,
+          step,
+          duration,
+          settle,
+          settleMax,
+          p99Limit != null ? p99Limit : nodes == 1 ? 5 : 10,
+          saturationConnections,
+          saturationDuration);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(cli, e.getMessage(), e);
     }
   }
 
-  private static InetSocketAddress address(URI uri) {
-    return new InetSocketAddress(uri.getHost(), uri.getPort());
+  private String setup(Plan plan, Workload workload, Path dir) {
+    String load =
+        wrk2 != null
+            ? Wrk2Generator.describe(wrk2, connections, nodes)
+            : OpenLoopGenerator.describe(connections, nodes);
+    String runs =
+        plan.holdRate() != null
+            ? String.format(
+                Locale.ROOT,
+                "each phase held at %,d req/s for %d s",
+                plan.holdRate(),
+                duration.toSeconds())
+            : String.format(
+                Locale.ROOT,
+                "sweep steps of %d s, the best rate held %d s",
+                step.toSeconds(),
+                duration.toSeconds());
+    return String.format(
+        Locale.ROOT,
+        "**Setup**: %d node(s) on 127.0.0.1, %,d keys of %d bytes, ack=%d from=%d; load from %s;"
+            + " %s; a rate passes with p99 ≤ %s ms, no errors and at least 98%% of the rate"
+            + " delivered. Before a phase's measured runs and before a held run the runner waits"
+            + " %d s, then until RocksDB is quiet (at most %d s in all). Every node logs its GC to"
+            + " `gc-node-<i>.log`. CPU per request: the nodes' (and all processes', the"
+            + " generator's included) CPU time over the run divided by the answers; context"
+            + " switches: the nodes' threads', likewise. Results in `%s`.",
+        nodes,
+        keys,
+        valueSize,
+        workload.ack(),
+        workload.from(),
+        load,
+        runs,
+        plan.p99LimitMillis(),
+        settle.toSeconds(),
+        settleMax.toSeconds(),
+        dir);
+  }
+
+  /** A node jar and its label in the report and the results directory. */
+  record Jar(String label, Path path) {}
+
+  /** The jars of {@code --jar}, each labelled by LABEL= or its file name. */
+  List<Jar> jars() {
+    List<Jar> jars = new ArrayList<>();
+    for (String spec : jarSpecs) {
+      int eq = spec.indexOf('=');
+      Path path = Path.of(eq < 0 ? spec : spec.substring(eq + 1));
+      String label =
+          eq < 0
+              ? path.getFileName().toString().replaceFirst("\\.jar$", "")
+              : spec.substring(0, eq);
+      if (!label.matches("[A-Za-z0-9._-]+")) {
+        throw new IllegalArgumentException(
+            "--jar " + spec + ": a label is letters, digits, '.', '_' and '-'");
+      }
+      if (jars.stream().anyMatch(j -> j.label().equals(label))) {
+        throw new IllegalArgumentException(
+            "--jar " + spec + ": label " + label + " given twice (use LABEL=PATH)");
+      }
+      jars.add(new Jar(label, path));
+    }
+    return jars;
+  }
+
+  /** The generator this run uses, sending to {@code targets}; its files go into {@code dir}. */
+  LoadGenerator generator(Path dir, Workload workload, List<InetSocketAddress> targets)
+      throws IOException {
+    return wrk2 != null
+        ? Wrk2Generator.create(wrk2, dir, workload, targets, connections)
+        : new OpenLoopGenerator(targets, workload, connections);
+  }
+
+  boolean wrk2() {
+    return wrk2 != null;
   }
 }

@@ -1,9 +1,11 @@
 package io.kvorum.bench;
 
 import io.kvorum.bench.load.OpenLoopClient;
-import io.kvorum.bench.load.PhaseResult;
 import io.kvorum.bench.load.Request;
-import io.kvorum.bench.report.Report;
+import io.kvorum.bench.measure.ProcFs;
+import io.kvorum.bench.measure.UsageMeter;
+import io.kvorum.bench.report.Run;
+import io.kvorum.bench.report.Table;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +17,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code bench/run.sh calibrate}: the generator against a server that does nothing (nginx answering
- * 204), to show what rate and latency the generator itself can deliver on this machine.
+ * 204), to show what rate and latency the generator itself can deliver on this machine. ({@code
+ * bench/run.sh --calibrate} does the same within a benchmark run.)
  */
 @Command(
     name = "calibrate",
@@ -46,22 +49,28 @@ final class CalibrateCommand implements Callable<Integer> {
         ("GET " + path + " HTTP/1.1\r\nHost: " + url.getHost() + "\r\n\r\n")
             .getBytes(StandardCharsets.US_ASCII);
     Request request = new Request("get", bytes, expect);
-    System.out.print(Report.header());
+    // Only the generator's own CPU: the server is not the runner's to watch here.
+    Measurer measurer =
+        new Measurer(
+            new UsageMeter(ProcFs.system(), List.of(), ProcessHandle.current().pid()), List.of());
+    System.out.print(Table.header());
     try (OpenLoopClient client =
         new OpenLoopClient(List.of(new InetSocketAddress(url.getHost(), url.getPort())))) {
       client.runAtRate(
           "warm-up", seq -> request, rates.get(0), duration, connections, Duration.ofSeconds(3));
       for (int rate : rates) {
-        PhaseResult result =
-            client.runAtRate(
-                "calibrate@" + rate,
-                seq -> request,
-                rate,
-                duration,
-                connections,
-                Duration.ofSeconds(3));
-        System.out.print(Report.row(result, String.valueOf(rate), 10));
-        System.out.printf("   (generator late by at most %d us)%n", result.maxSendLagMicros());
+        Run run =
+            measurer.measure(
+                () ->
+                    client.runAtRate(
+                        "calibrate@" + rate,
+                        seq -> request,
+                        rate,
+                        duration,
+                        connections,
+                        Duration.ofSeconds(3)));
+        System.out.print(Table.row(run, String.valueOf(rate), 10));
+        System.out.printf("   (generator late by at most %d us)%n", run.load().maxSendLagMicros());
       }
     }
     return 0;

@@ -1,5 +1,7 @@
 package io.kvorum.bench.cluster;
 
+import io.kvorum.bench.measure.GcLog;
+import io.kvorum.bench.measure.Settler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -16,15 +18,19 @@ import java.util.concurrent.TimeUnit;
 /**
  * A kvorum cluster of separate node processes on 127.0.0.1 for benchmarks: node {@code i} is {@code
  * node-i} with HTTP port {@code httpPort + i}, gRPC port {@code grpcPort + i}, data in {@code
- * dir/data/node-i} and its log in {@code dir/node-i.log}.
+ * dir/data/node-i}, its output in {@code dir/node-i.log} and its GC log in {@code
+ * dir/gc-node-i.log}.
  */
 public final class BenchCluster implements AutoCloseable {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final List<Process> processes = new ArrayList<>();
   private final List<Integer> httpPorts = new ArrayList<>();
+  private final Path dir;
 
-  private BenchCluster() {}
+  private BenchCluster(Path dir) {
+    this.dir = dir;
+  }
 
   /** Starts the nodes and waits until every one reports ready. */
   public static BenchCluster start(
@@ -36,7 +42,7 @@ public final class BenchCluster implements AutoCloseable {
       List<String> jvmOptions,
       List<String> nodeFlags)
       throws IOException {
-    BenchCluster cluster = new BenchCluster();
+    BenchCluster cluster = new BenchCluster(dir);
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
       peers.add("node-" + i + "=127.0.0.1:" + (grpcPort + i));
@@ -46,6 +52,7 @@ public final class BenchCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        command.add(GcLog.jvmOption(cluster.gcLog(i)));
         command.addAll(List.of("-jar", jar.toString()));
         command.addAll(
             List.of(
@@ -53,7 +60,7 @@ public final class BenchCluster implements AutoCloseable {
                 "--http-host", "127.0.0.1",
                 "--http-port", String.valueOf(httpPort + i),
                 "--grpc-port", String.valueOf(grpcPort + i),
-                "--data-dir", dir.resolve("data").resolve("node-" + i).toString(),
+                "--data-dir", cluster.dataDir(i).toString(),
                 "--peers", String.join(",", peers)));
         command.addAll(nodeFlags);
         Files.createDirectories(dir);
@@ -79,6 +86,50 @@ public final class BenchCluster implements AutoCloseable {
 
   public long pid(int node) {
     return processes.get(node).pid();
+  }
+
+  public List<Long> pids() {
+    return processes.stream().map(Process::pid).toList();
+  }
+
+  public int size() {
+    return processes.size();
+  }
+
+  /** Where node {@code node} writes its GC log (unified logging, {@link GcLog#jvmOption}). */
+  public Path gcLog(int node) {
+    return dir.resolve("gc-node-" + node + ".log");
+  }
+
+  public Path dataDir(int node) {
+    return dir.resolve("data").resolve("node-" + node);
+  }
+
+  /**
+   * Each node's RocksDB info log ({@code LOG} in its database directory, wherever the node keeps it
+   * under its data directory); a path that does not exist for a node where none is found.
+   */
+  public List<Path> rocksDbLogs() throws IOException {
+    List<Path> logs = new ArrayList<>();
+    for (int i = 0; i < size(); i++) {
+      try (var files = Files.walk(dataDir(i), 3)) {
+        logs.add(
+            files
+                .filter(f -> f.getFileName().toString().equals("LOG"))
+                .findFirst()
+                .orElse(dataDir(i).resolve("LOG")));
+      }
+    }
+    return logs;
+  }
+
+  /** A settle pause for this cluster: its nodes' metrics and RocksDB logs. */
+  public Settler settler() throws IOException {
+    List<URI> metrics = new ArrayList<>();
+    for (int i = 0; i < size(); i++) {
+      metrics.add(uri(i, "/metrics"));
+    }
+    return new Settler(metrics, rocksDbLogs());
   }
 
   public URI uri(int node, String path) {

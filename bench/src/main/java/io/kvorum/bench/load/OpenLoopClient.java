@@ -43,7 +43,9 @@ import org.HdrHistogram.Histogram;
  * first connection to free up. Each latency runs from the due time to the end of the answer, so a
  * stalled server is charged for every request it delayed (no coordinated omission, as wrk2). One
  * request per connection at a time, as wrk2; give enough connections for the rate times the
- * latency.
+ * latency. The connections are spread over the targets, and so is the load: request {@code i} goes
+ * to target {@code i mod targets} whatever the targets answer, as one wrk2 per target at its share
+ * of the rate would send it (a slow target is not spared, it is queued for).
  */
 public final class OpenLoopClient implements AutoCloseable {
   private static final long MIN_TICK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -81,7 +83,7 @@ public final class OpenLoopClient implements AutoCloseable {
       throw new IllegalArgumentException("rate must be positive: " + rate);
     }
     long total = Math.max(1, (long) (rate * duration.toNanos() / 1e9));
-    return run(new Phase(name, source, rate, total, duration, drain), connections);
+    return run(new Phase(name, source, rate, total, duration, drain, false), connections);
   }
 
   /**
@@ -90,7 +92,17 @@ public final class OpenLoopClient implements AutoCloseable {
    */
   public PhaseResult runClosed(
       String name, RequestSource source, long count, int connections, Duration timeout) {
-    return run(new Phase(name, source, 0, count, timeout, Duration.ZERO), connections);
+    return run(new Phase(name, source, 0, count, timeout, Duration.ZERO, false), connections);
+  }
+
+  /**
+   * Sends requests as fast as {@code connections} connections allow (closed loop; latency from the
+   * send) for {@code duration}, then waits up to {@code drain} for the answers still due: how many
+   * requests a second the server completes at saturation.
+   */
+  public PhaseResult runClosedFor(
+      String name, RequestSource source, int connections, Duration duration, Duration drain) {
+    return run(new Phase(name, source, 0, Long.MAX_VALUE, duration, drain, true), connections);
   }
 
   private PhaseResult run(Phase phase, int connections) {
@@ -99,7 +111,7 @@ public final class OpenLoopClient implements AutoCloseable {
     }
     List<ChannelFuture> connects = new ArrayList<>();
     for (int i = 0; i < connections; i++) {
-      Conn conn = new Conn(phase);
+      Conn conn = new Conn(phase, i % targets.size());
       connects.add(
           new Bootstrap()
               .group(loop)
@@ -151,23 +163,25 @@ public final class OpenLoopClient implements AutoCloseable {
     final String name;
     final RequestSource source;
     final double rate;
-    final long total;
     final Duration window;
     final Duration drain;
+    final boolean untilWindowEnds;
     final CompletableFuture<PhaseResult> done = new CompletableFuture<>();
     final List<Conn> conns = new ArrayList<>();
-    final ArrayDeque<Conn> idle = new ArrayDeque<>();
-    final ArrayDeque<Pending> backlog = new ArrayDeque<>();
+    final List<ArrayDeque<Conn>> idle = new ArrayList<>();
+    final List<ArrayDeque<Pending>> backlog = new ArrayList<>();
     final List<Conn> toFlush = new ArrayList<>();
     final Histogram latency = new Histogram(3);
     final Map<String, Histogram> byOp = new LinkedHashMap<>();
     final Histogram thisSecond = new Histogram(3);
     final List<PhaseResult.Interval> perSecond = new ArrayList<>();
     final Map<String, Long> errors = new HashMap<>();
+    long total;
     long start;
     long sendEnd;
     long seq;
     long inFlight;
+    long queued;
     long succeeded;
     long bytes;
     long maxLagNanos;
@@ -180,13 +194,19 @@ public final class OpenLoopClient implements AutoCloseable {
         double rate,
         long total,
         Duration window,
-        Duration drain) {
+        Duration drain,
+        boolean untilWindowEnds) {
       this.name = name;
       this.source = source;
       this.rate = rate;
       this.total = total;
       this.window = window;
       this.drain = drain;
+      this.untilWindowEnds = untilWindowEnds;
+      for (int i = 0; i < targets.size(); i++) {
+        idle.add(new ArrayDeque<>());
+        backlog.add(new ArrayDeque<>());
+      }
     }
 
     boolean closedLoop() {
@@ -197,14 +217,16 @@ public final class OpenLoopClient implements AutoCloseable {
       start = System.nanoTime();
       for (Conn conn : conns) {
         if (conn.channel.isActive()) {
-          idle.add(conn);
+          idle.get(conn.target).add(conn);
         }
       }
       loop.schedule(this::finish, window.plus(drain).toNanos(), TimeUnit.NANOSECONDS);
       if (closedLoop()) {
-        while (seq < total && !idle.isEmpty()) {
-          long now = System.nanoTime();
-          send(idle.poll(), new Pending(source.next(seq++), now), true);
+        for (Conn conn : conns) {
+          if (seq < total && conn.channel.isActive()) {
+            idle.get(conn.target).remove(conn);
+            send(conn, new Pending(source.next(seq++), System.nanoTime()), true);
+          }
         }
       } else {
         tick();
@@ -219,10 +241,12 @@ public final class OpenLoopClient implements AutoCloseable {
       long due = Math.min(total, (long) ((now - start) * rate / 1e9) + 1);
       while (seq < due) {
         long intended = start + (long) (seq * 1e9 / rate);
+        int target = (int) (seq % targets.size());
         Pending pending = new Pending(source.next(seq++), intended);
-        Conn conn = idle.poll();
+        Conn conn = idle.get(target).poll();
         if (conn == null) {
-          backlog.add(pending);
+          backlog.get(target).add(pending);
+          queued++;
         } else {
           maxLagNanos = Math.max(maxLagNanos, now - intended);
           send(conn, pending, false);
@@ -275,26 +299,33 @@ public final class OpenLoopClient implements AutoCloseable {
       if (finished) {
         return;
       }
-      Pending next = backlog.poll();
-      if (next == null && closedLoop() && seq < total) {
-        next = new Pending(source.next(seq++), now);
+      Pending next = backlog.get(conn.target).poll();
+      if (next != null) {
+        queued--;
+      } else if (closedLoop()) {
+        if (untilWindowEnds && now - start >= window.toNanos()) {
+          total = seq;
+        }
+        if (seq < total) {
+          next = new Pending(source.next(seq++), now);
+        }
       }
       if (next != null) {
         send(conn, next, true);
       } else {
-        idle.add(conn);
+        idle.get(conn.target).add(conn);
         finishIfDone();
       }
     }
 
     void failed(Conn conn) {
-      idle.remove(conn);
+      idle.get(conn.target).remove(conn);
       if (conn.inFlight != null) {
         conn.inFlight = null;
         inFlight--;
         errors.merge("connection", 1L, Long::sum);
       }
-      if (!finished && idle.isEmpty() && conns.stream().noneMatch(c -> c.channel.isActive())) {
+      if (!finished && conns.stream().noneMatch(c -> c.channel.isActive())) {
         finish();
       }
     }
@@ -312,7 +343,7 @@ public final class OpenLoopClient implements AutoCloseable {
     }
 
     void finishIfDone() {
-      if (seq == total && inFlight == 0 && backlog.isEmpty()) {
+      if (seq == total && inFlight == 0 && queued == 0) {
         finish();
       }
     }
@@ -329,8 +360,9 @@ public final class OpenLoopClient implements AutoCloseable {
       if (inFlight > 0) {
         errors.merge("timeout", inFlight, Long::sum);
       }
-      if (!backlog.isEmpty() || seq < total) {
-        errors.merge("not sent", backlog.size() + (total - seq), Long::sum);
+      long unsent = queued + (untilWindowEnds ? 0 : total - seq);
+      if (unsent > 0) {
+        errors.merge("not sent", unsent, Long::sum);
       }
       if (thisSecond.getTotalCount() > 0) {
         closeSecond();
@@ -344,6 +376,7 @@ public final class OpenLoopClient implements AutoCloseable {
               sendWindow,
               seq,
               succeeded,
+              latency.getTotalCount(),
               Map.copyOf(errors),
               latency,
               Map.copyOf(byOp),
@@ -356,12 +389,14 @@ public final class OpenLoopClient implements AutoCloseable {
   /** One connection's handler; at most one request on it at a time. */
   private final class Conn extends ChannelInboundHandlerAdapter {
     final Phase phase;
+    final int target;
     Channel channel;
     Pending inFlight;
     int status;
 
-    Conn(Phase phase) {
+    Conn(Phase phase, int target) {
       this.phase = phase;
+      this.target = target;
       phase.conns.add(this);
     }
 

@@ -13,11 +13,13 @@ import org.HdrHistogram.Histogram;
  * @param sendWindow how long requests were being sent
  * @param sent requests sent
  * @param succeeded answers with the expected status
+ * @param answered answers of any status
  * @param errors by kind: {@code status 503}, {@code timeout} (no answer before the phase ended),
  *     {@code connection} (the connection failed with the request on it)
- * @param latency every answered request, successful or not
+ * @param latency every answered request, successful or not (wrk2 records none during its
+ *     calibration, the first ten seconds of each of its runs)
  * @param latencyByOp the same, split by operation
- * @param perSecond latency percentiles of each second of the phase
+ * @param perSecond latency percentiles of each second of the phase (none from wrk2)
  * @param bytesReceived response bytes (head and body)
  * @param maxSendLagMicros the most a request left after its due time because the generator itself
  *     was late (not because connections were busy): above a few milliseconds the generator, not the
@@ -29,6 +31,7 @@ public record PhaseResult(
     Duration sendWindow,
     long sent,
     long succeeded,
+    long answered,
     Map<String, Long> errors,
     Histogram latency,
     Map<String, Histogram> latencyByOp,
@@ -45,7 +48,7 @@ public record PhaseResult(
 
   /** Answers per second over the send window. */
   public double achievedRate() {
-    return latency.getTotalCount() / (sendWindow.toNanos() / 1e9);
+    return answered / (sendWindow.toNanos() / 1e9);
   }
 
   public long p99Micros() {

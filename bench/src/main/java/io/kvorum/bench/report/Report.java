@@ -5,21 +5,27 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
 
-/** Writes {@code report.md} and its plots into a run's results directory. */
+/**
+ * Writes {@code report.md} into a run's results directory. The plots of a jar's runs go into that
+ * jar's directory ({@link #files}), which is the results directory itself unless several jars are
+ * compared.
+ */
 public final class Report {
   private final Path dir;
   private final StringBuilder md = new StringBuilder();
-  private final List<Sweep> sweeps = new ArrayList<>();
+  private Path files;
+  private int headlineAt = -1;
 
   public Report(Path dir, String title) {
     this.dir = dir;
+    this.files = dir;
     md.append("# ").append(title).append("\n\n");
   }
 
@@ -28,64 +34,93 @@ public final class Report {
     return this;
   }
 
-  /** A table of the sweep's steps and its sustained run, with the latency-over-time plot. */
-  public Report sweep(Sweep sweep, double p99LimitMillis) throws IOException {
-    sweeps.add(sweep);
-    md.append("## ").append(sweep.phase()).append("\n\n");
-    md.append(header());
-    for (PhaseResult step : sweep.steps()) {
-      md.append(row(step, step.name().contains(" for ") ? "sustained" : "step", p99LimitMillis));
+  /** Marks where {@link #headline} will go: after what has been written so far. */
+  public Report markHeadline() {
+    headlineAt = md.length();
+    return this;
+  }
+
+  /** Inserts the headline at the mark (or appends it without one). */
+  public Report headline(String markdown) {
+    String text = markdown + "\n\n";
+    if (headlineAt < 0) {
+      md.append(text);
+    } else {
+      md.insert(headlineAt, text);
     }
-    if (sweep.sustained() != null) {
-      md.append(row(sweep.sustained(), "**sustained**", p99LimitMillis));
-      String png = "latency-over-time-" + sweep.phase() + ".png";
-      Plots.latencyOverTime(sweep.sustained(), dir.resolve(png));
+    return this;
+  }
+
+  /** Plots from now on go into {@code filesDir} (inside the results directory). */
+  public Report files(Path filesDir) {
+    this.files = Objects.requireNonNull(filesDir);
+    return this;
+  }
+
+  /** A Markdown link target for {@code file}, relative to {@code report.md}. */
+  public String link(Path file) {
+    return dir.toAbsolutePath().relativize(file.toAbsolutePath()).toString();
+  }
+
+  /** A table of runs under a heading. */
+  public Report runs(String heading, List<Run> runs, List<String> labels, double p99LimitMillis) {
+    md.append("## ").append(heading).append("\n\n").append(Table.header());
+    for (int i = 0; i < runs.size(); i++) {
+      md.append(Table.row(runs.get(i), labels.get(i), p99LimitMillis));
+    }
+    md.append('\n');
+    return this;
+  }
+
+  /** A table of the phase's steps and its long run, with the latency-over-time plot. */
+  public Report sweep(String heading, Sweep sweep, double p99LimitMillis) throws IOException {
+    md.append("## ").append(heading).append("\n\n");
+    for (String note : sweep.notes()) {
+      md.append("- ").append(note).append('\n');
+    }
+    md.append('\n').append(Table.header());
+    for (Run step : sweep.steps()) {
+      String name = step.load().name();
+      md.append(Table.row(step, name.contains(" for ") ? "long run" : "step", p99LimitMillis));
+    }
+    if (sweep.sustained() == null) {
+      md.append("\nNo rate held with p99 ≤ ")
+          .append(Table.millis(p99LimitMillis))
+          .append(" ms and no errors.\n\n");
+      return this;
+    }
+    Run held = sweep.sustained();
+    md.append(Table.row(held, "**held**", p99LimitMillis));
+    if (!held.load().perSecond().isEmpty()) {
+      Path png = files.resolve("latency-over-time-" + sweep.phase() + ".png");
+      Plots.latencyOverTime(held.load(), png);
       md.append("\n![latency over time, ")
           .append(sweep.phase())
           .append("](")
-          .append(png)
+          .append(link(png))
           .append(")\n");
-      if (sweep.sustained().latencyByOp().size() > 1) {
-        md.append("\nBy operation in the sustained run: ");
-        md.append(
-            sweep.sustained().latencyByOp().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey())
-                .map(e -> e.getKey() + " " + describe(e.getValue()))
-                .collect(Collectors.joining("; ")));
-        md.append(".\n");
-      }
-    } else {
-      md.append("\nNo rate met p99 < ").append(p99LimitMillis).append(" ms without errors.\n");
+    }
+    if (held.load().latencyByOp().size() > 1) {
+      md.append("\nBy operation in the held run: ")
+          .append(
+              held.load().latencyByOp().entrySet().stream()
+                  .sorted(Map.Entry.comparingByKey())
+                  .map(e -> e.getKey() + " " + describe(e.getValue()))
+                  .collect(Collectors.joining("; ")))
+          .append(".\n");
     }
     md.append('\n');
     return this;
   }
 
-  /** The headline: the highest rate of each phase that held for the whole run. */
-  public Report headline(double p99LimitMillis) {
-    md.append("## Headline\n\nHighest rate held for the whole sustained run with p99 < ")
-        .append(fmt(p99LimitMillis))
-        .append(" ms and no errors:\n\n");
-    md.append(header());
-    for (Sweep sweep : sweeps) {
-      if (sweep.sustained() != null) {
-        md.append(row(sweep.sustained(), sweep.phase(), p99LimitMillis));
-      } else {
-        md.append("| ").append(sweep.phase()).append(" | none |||||||||\n");
-      }
-    }
-    md.append('\n');
-    return this;
-  }
-
-  /** The percentile plot of every sustained run. */
-  public Report percentilePlot() throws IOException {
-    List<PhaseResult> sustained =
-        sweeps.stream().map(Sweep::sustained).filter(s -> s != null).toList();
-    if (!sustained.isEmpty()) {
-      Plots.percentiles(
-          sustained, dir.resolve("latency-percentiles.png"), "Latency by percentile, sustained");
-      md.append("![latency by percentile](latency-percentiles.png)\n\n");
+  /** The percentile plot of every held run of these sweeps. */
+  public Report percentilePlot(List<Sweep> sweeps) throws IOException {
+    List<PhaseResult> held =
+        sweeps.stream().map(Sweep::sustained).filter(Objects::nonNull).map(Run::load).toList();
+    if (!held.isEmpty()) {
+      Path png = files.resolve("latency-percentiles.png");
+      Plots.percentiles(held, png, "Latency by percentile, held runs");
+      md.append("![latency by percentile](").append(link(png)).append(")\n\n");
     }
     return this;
   }
@@ -94,60 +129,12 @@ public final class Report {
     Files.writeString(dir.resolve("report.md"), md.toString(), StandardCharsets.UTF_8);
   }
 
-  public static String header() {
-    return "| run | rate | achieved | p50 | p90 | p99 | p99.9 | max | errors | verdict |\n"
-        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
-  }
-
-  /** One table row; latencies in milliseconds. */
-  public static String row(PhaseResult r, String label, double p99LimitMillis) {
-    Histogram h = r.latency();
-    String errors =
-        r.errors().isEmpty()
-            ? "0"
-            : r.errors().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey())
-                .map(e -> e.getValue() + " " + e.getKey())
-                .collect(Collectors.joining(", "));
-    return String.format(
-        Locale.ROOT,
-        "| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |%n",
-        label,
-        r.requestedRate() > 0 ? String.format(Locale.ROOT, "%.0f", r.requestedRate()) : "max",
-        r.achievedRate(),
-        ms(h.getValueAtPercentile(50)),
-        ms(h.getValueAtPercentile(90)),
-        ms(h.getValueAtPercentile(99)),
-        ms(h.getValueAtPercentile(99.9)),
-        ms(h.getMaxValue()),
-        errors,
-        passes(r, p99LimitMillis) ? "pass" : "fail");
-  }
-
-  /** No errors, p99 under the limit, and the generator kept the rate. */
-  public static boolean passes(PhaseResult r, double p99LimitMillis) {
-    return r.errorCount() == 0
-        && r.latency().getTotalCount() > 0
-        && r.p99Micros() < p99LimitMillis * 1000
-        && r.achievedRate() >= 0.98 * r.requestedRate();
-  }
-
   private static String describe(Histogram h) {
     return String.format(
         Locale.ROOT,
         "p50 %s, p99 %s, p99.9 %s ms",
-        ms(h.getValueAtPercentile(50)),
-        ms(h.getValueAtPercentile(99)),
-        ms(h.getValueAtPercentile(99.9)));
-  }
-
-  public static String ms(long micros) {
-    return fmt(micros / 1000.0);
-  }
-
-  private static String fmt(double millis) {
-    return millis >= 100
-        ? String.format(Locale.ROOT, "%.0f", millis)
-        : String.format(Locale.ROOT, "%.2f", millis);
+        Table.ms(h.getValueAtPercentile(50)),
+        Table.ms(h.getValueAtPercentile(99)),
+        Table.ms(h.getValueAtPercentile(99.9)));
   }
 }

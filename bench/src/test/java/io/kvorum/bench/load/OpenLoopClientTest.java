@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -16,14 +19,21 @@ class OpenLoopClientTest {
   private static final Request GET =
       new Request(
           "get", "GET / HTTP/1.1\r\nHost: test\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 204);
-  private HttpServer server;
+  private final List<HttpServer> servers = new ArrayList<>();
 
   private OpenLoopClient serve(long delayMillis, int status) throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.setExecutor(Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().factory()));
+    return new OpenLoopClient(List.of(server(delayMillis, status, new AtomicLong())));
+  }
+
+  private InetSocketAddress server(long delayMillis, int status, AtomicLong count)
+      throws IOException {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(Executors.newFixedThreadPool(4, Thread.ofPlatform().daemon().factory()));
     server.createContext(
         "/",
         exchange -> {
+          count.incrementAndGet();
           try {
             Thread.sleep(delayMillis);
           } catch (InterruptedException e) {
@@ -33,12 +43,13 @@ class OpenLoopClientTest {
           exchange.close();
         });
     server.start();
-    return new OpenLoopClient(List.of(server.getAddress()));
+    servers.add(server);
+    return server.getAddress();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    servers.forEach(server -> server.stop(0));
   }
 
   @Test
@@ -51,6 +62,34 @@ class OpenLoopClientTest {
       assertThat(result.succeeded()).isEqualTo(200);
       assertThat(result.errors()).isEmpty();
       assertThat(result.latency().getTotalCount()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void theLoadIsSpreadEvenlyOverTheTargetsEvenWhenOneIsSlower() throws IOException {
+    AtomicLong fast = new AtomicLong();
+    AtomicLong slow = new AtomicLong();
+    try (OpenLoopClient client =
+        new OpenLoopClient(List.of(server(0, 204, fast), server(20, 204, slow)))) {
+      PhaseResult result =
+          client.runAtRate("t", seq -> GET, 200, Duration.ofSeconds(1), 8, Duration.ofSeconds(3));
+
+      assertThat(result.succeeded()).isEqualTo(200);
+      assertThat(fast.get()).isEqualTo(100);
+      assertThat(slow.get()).isEqualTo(100);
+    }
+  }
+
+  @Test
+  void aClosedLoopForAWhileStopsSendingWhenTheWhileIsOverWithoutErrors() throws IOException {
+    try (OpenLoopClient client = serve(5, 204)) {
+      PhaseResult result =
+          client.runClosedFor("t", seq -> GET, 2, Duration.ofMillis(500), Duration.ofSeconds(2));
+
+      assertThat(result.errors()).isEmpty();
+      assertThat(result.requestedRate()).isZero();
+      assertThat(result.answered()).isEqualTo(result.sent()).isBetween(20L, 300L);
+      assertThat(result.sendWindow()).isBetween(Duration.ofMillis(500), Duration.ofMillis(1500));
     }
   }
 

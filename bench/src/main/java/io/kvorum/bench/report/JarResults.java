@@ -1,0 +1,24 @@
+package io.kvorum.bench.report;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Everything measured with one node jar.
+ *
+ * @param label the jar's name in the report ({@code --jar label=path})
+ * @param jar the node jar
+ * @param preload the closed-loop preload of the key space
+ * @param sweeps the load phases, in the order run
+ * @param saturation the flat-out write run, or null when the phase was not run
+ */
+public record JarResults(String label, Path jar, Run preload, List<Sweep> sweeps, Run saturation) {
+  public JarResults {
+    sweeps = List.copyOf(sweeps);
+  }
+
+  /** The phase's runs, or null when it was not run. */
+  public Sweep sweep(String phase) {
+    return sweeps.stream().filter(s -> s.phase().equals(phase)).findFirst().orElse(null);
+  }
+}
