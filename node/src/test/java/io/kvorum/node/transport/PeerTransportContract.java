@@ -266,17 +266,6 @@ public abstract class PeerTransportContract {
     assertThat(node(N1).clock().current()).isGreaterThanOrEqualTo(peer);
   }
 
-  @Test
-  void aTimestampMoreThanAMinuteAheadIsNotFollowed() {
-    long ahead = Duration.ofMinutes(5).toMillis();
-    cluster(2, CALL_TIMEOUT, id -> id.equals(N1) ? () -> System.currentTimeMillis() + ahead : null);
-
-    await(caller().write(N2, key("k"), Record.value(node(N1).clock().now(), bytes("v"))));
-
-    assertThat(node(N2).clock().current().physicalMillis())
-        .isLessThan(System.currentTimeMillis() + Duration.ofMinutes(1).toMillis());
-  }
-
   // ---- the peer's errors ----------------------------------------------------------------------
 
   @ParameterizedTest
