@@ -192,9 +192,6 @@ final class WireEdge {
    * @param what the call, for the message ("its scan")
    */
   static KvorumException fromStatus(NodeId peer, String what, Throwable failure) {
-    if (failure instanceof KvorumException known) {
-      return known;
-    }
     Metadata trailers = Status.trailersFromThrowable(failure);
     CallFailure coded = trailers == null ? null : trailers.get(FAILURE);
     if (coded != null) {

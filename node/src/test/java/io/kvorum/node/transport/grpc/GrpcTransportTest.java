@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -148,14 +147,12 @@ class GrpcTransportTest {
         .during(Duration.ofMillis(500))
         .atMost(WAIT)
         .until(() -> stalled.waiting() <= ServedExchange.WINDOW);
-    AtomicInteger answered = new AtomicInteger();
     Awaitility.await()
         .atMost(WAIT)
         .until(
             () -> {
               stalled.answerAll();
-              answered.set((int) reads.stream().filter(CompletableFuture::isDone).count());
-              return answered.get() == count;
+              return reads.stream().allMatch(CompletableFuture::isDone);
             });
     reads.forEach(read -> assertThat(await(read)).isEmpty());
   }
