@@ -95,7 +95,7 @@ public final class NodeBootstrap implements AutoCloseable {
   /** How nodes reach each other; tests substitute an in-memory network. */
   public interface Interconnect {
     /** The client side: replica calls to every peer of the topology. */
-    PeerTransport connect(NodeConfig config, Clock clock, ScheduledExecutorService timers);
+    PeerTransport connect(NodeConfig config, Clock clock);
 
     /**
      * The server side: serves {@code service} to the peers until closed.
@@ -108,12 +108,10 @@ public final class NodeBootstrap implements AutoCloseable {
     Interconnect GRPC =
         new Interconnect() {
           @Override
-          public PeerTransport connect(
-              NodeConfig config, Clock clock, ScheduledExecutorService timers) {
+          public PeerTransport connect(NodeConfig config, Clock clock) {
             return new GrpcPeerTransport(
                 config.topology(),
                 clock,
-                timers,
                 config.requestTimeout(),
                 config.replication().catchUpTimeout(),
                 maxMessageBytes(config),
@@ -200,7 +198,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
     PeerTransport transport =
         new ResilientPeerTransport(
-            interconnect.connect(config, clock, timers),
+            interconnect.connect(config, clock),
             MAX_CALLS_IN_FLIGHT_PER_PEER,
             BREAKER_OPEN_FOR,
             registry);

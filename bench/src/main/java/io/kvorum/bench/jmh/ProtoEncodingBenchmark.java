@@ -2,11 +2,15 @@ package io.kvorum.bench.jmh;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import io.kvorum.proto.replica.v1.ReadResponse;
 import io.kvorum.proto.replica.v1.Record;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
+import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
+import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.kvorum.proto.replica.v1.WriteRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,8 +26,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The inter-node messages of one replica write and one replica read answer with a 1 KiB value:
- * building and serializing them (the sender) and parsing them (the receiver).
+ * The messages of the replica stream with 1 KiB values, as one batch of {@code batchSize} replica
+ * writes and one batch of as many read answers: building and serializing them (the sender) and
+ * parsing them (the receiver). Times are per batch; divide by {@code batchSize} for the cost of one
+ * request in a batch of that size (1: the stream unloaded, every request a message of its own; 16
+ * and 64: under load, what accumulates while the previous batch is written).
  *
  * <pre>
  * java -jar bench/target/benchmarks.jar ProtoEncodingBenchmark
@@ -39,6 +46,9 @@ public class ProtoEncodingBenchmark {
   @Param({"1024"})
   int valueSize;
 
+  @Param({"1", "16", "64"})
+  int batchSize;
+
   private byte[] value;
   private byte[] key;
   private byte[] writeBytes;
@@ -49,51 +59,65 @@ public class ProtoEncodingBenchmark {
   public void setUp() {
     value = new byte[valueSize];
     new SplittableRandom(1).nextBytes(value);
-    key = "k0000012345".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    writeBytes = writeRequest().toByteArray();
-    readAnswerBytes = readAnswer().toByteArray();
+    key = "k0000012345".getBytes(StandardCharsets.US_ASCII);
+    writeBytes = writeBatch().toByteArray();
+    readAnswerBytes = readAnswerBatch().toByteArray();
   }
 
   @Benchmark
-  public byte[] encodeWrite() {
-    return writeRequest().toByteArray();
+  public byte[] encodeWriteBatch() {
+    return writeBatch().toByteArray();
   }
 
   @Benchmark
-  public ReplicaRequest decodeWrite() throws InvalidProtocolBufferException {
-    return ReplicaRequest.parseFrom(writeBytes);
+  public ReplicaRequestBatch decodeWriteBatch() throws InvalidProtocolBufferException {
+    return ReplicaRequestBatch.parseFrom(writeBytes);
   }
 
   @Benchmark
-  public byte[] encodeReadAnswer() {
-    return readAnswer().toByteArray();
+  public byte[] encodeReadAnswerBatch() {
+    return readAnswerBatch().toByteArray();
   }
 
   @Benchmark
-  public ReplicaResponse decodeReadAnswer() throws InvalidProtocolBufferException {
-    return ReplicaResponse.parseFrom(readAnswerBytes);
+  public ReplicaResponseBatch decodeReadAnswerBatch() throws InvalidProtocolBufferException {
+    return ReplicaResponseBatch.parseFrom(readAnswerBytes);
   }
 
-  private ReplicaRequest writeRequest() {
-    return ReplicaRequest.newBuilder()
-        .setRequestId(++id)
-        .setHlc(System.currentTimeMillis() << 16)
-        .setWrite(WriteRequest.newBuilder().setKey(ByteString.copyFrom(key)).setRecord(record()))
-        .build();
+  /** As the transport builds it: keys and values wrapped, not copied. */
+  private ReplicaRequestBatch writeBatch() {
+    ReplicaRequestBatch.Builder batch =
+        ReplicaRequestBatch.newBuilder().setHlc(System.currentTimeMillis() << 16);
+    for (int i = 0; i < batchSize; i++) {
+      batch.addRequests(
+          ReplicaRequest.newBuilder()
+              .setRequestId(++id)
+              .setWrite(WriteRequest.newBuilder().setKey(wrap(key)).setRecord(record())));
+    }
+    return batch.build();
   }
 
-  private ReplicaResponse readAnswer() {
-    return ReplicaResponse.newBuilder()
-        .setRequestId(++id)
-        .setHlc(System.currentTimeMillis() << 16)
-        .setRead(ReadResponse.newBuilder().setRecord(record()))
-        .build();
+  private ReplicaResponseBatch readAnswerBatch() {
+    ReplicaResponseBatch.Builder batch =
+        ReplicaResponseBatch.newBuilder().setHlc(System.currentTimeMillis() << 16);
+    for (int i = 0; i < batchSize; i++) {
+      batch.addResponses(
+          ReplicaResponse.newBuilder()
+              .setRequestId(++id)
+              .setRead(ReadResponse.newBuilder().setRecord(record())));
+    }
+    return batch.build();
   }
 
   private Record record() {
     return Record.newBuilder()
         .setVersion(System.currentTimeMillis() << 16)
-        .setValue(ByteString.copyFrom(value))
+        .setValue(wrap(value))
+        .setReplicas(3)
         .build();
+  }
+
+  private static ByteString wrap(byte[] bytes) {
+    return UnsafeByteOperations.unsafeWrap(bytes);
   }
 }

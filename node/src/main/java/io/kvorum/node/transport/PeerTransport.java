@@ -11,12 +11,38 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * Replica operations on another node's storage.
+ * Replica operations on another node's storage. Every implementation MUST:
  *
- * <p>Contract: methods never block the caller; every returned future completes, successfully or
- * not, within the transport's deadline even if the peer never answers; a failure (typically {@link
- * PeerUnavailableException}) means the peer did not confirm the operation, though a write may still
- * have been applied. Callbacks may run on transport threads and must not block.
+ * <ul>
+ *   <li><b>Carry the clock both ways</b> (SPEC §5). Every message sent to a peer carries this
+ *       node's current clock ({@link io.kvorum.node.clock.Clock#current()}, not a freshly issued
+ *       version), and the peer moves its clock past it ({@link io.kvorum.node.clock.Clock#observe})
+ *       before serving the request. Every message back (an answer, a failure, a scan batch) carries
+ *       the peer's clock, and this node observes it before the returned future completes. So a node
+ *       that has seen a peer's answer issues versions past everything that peer had seen.
+ *   <li><b>Deliver the peer's errors as themselves.</b> A failure the peer raised arrives as the
+ *       same {@link io.kvorum.node.core.KvorumException}: {@link
+ *       io.kvorum.node.core.OverloadedException}, {@link io.kvorum.node.core.StorageException} of
+ *       the same kind (a full disk is NO_SPACE), {@link io.kvorum.node.core.UnavailableException},
+ *       {@link io.kvorum.node.core.InvalidRequestException}; anything else the peer failed with
+ *       arrives as a {@link io.kvorum.node.core.StorageException} FAILURE. {@link
+ *       PeerUnavailableException} means the transport got no answer: no connection, no answer
+ *       within the deadline, a broken connection, a closed transport (and, from decorators, an open
+ *       circuit breaker or a full bulkhead). No failure promises that a write was not applied.
+ *   <li><b>Keep deadlines.</b> Every returned future completes, with the answer or a failure,
+ *       within the transport's deadline even if the peer never answers: the call timeout for reads,
+ *       writes and each scan batch, the hello timeout for hellos. A call waiting on a connection
+ *       that breaks fails at once rather than at its deadline.
+ *   <li><b>Answer each call once, with its own answer</b>, whatever the number of concurrent calls,
+ *       their grouping on the wire, delays, losses and reconnections. Calls to one peer are not
+ *       ordered: answers come back in any order, and concurrent writes may be applied in any order
+ *       (last-writer-wins makes that harmless). A scan's batches come in key order.
+ *   <li><b>Never block.</b> Methods may be called from any thread, including from completions of
+ *       this transport's futures; futures may complete on the transport's I/O threads, so what runs
+ *       on their completion must not block either.
+ * </ul>
+ *
+ * <p>{@code PeerTransportContract} in the tests checks all of it for every implementation.
  */
 public interface PeerTransport extends AutoCloseable {
   /** The record {@code peer} stores for {@code key}, if any. */

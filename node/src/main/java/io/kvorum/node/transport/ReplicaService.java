@@ -25,7 +25,8 @@ public interface ReplicaService {
 
   /**
    * Stores several records, each as {@link #write} would, ideally as one storage batch: what a
-   * transport calls for the writes that arrived together in one message.
+   * transport calls for the writes that arrived together in one message. A failure fails every one
+   * of them, though some may have been applied.
    */
   default CompletableFuture<Void> writeAll(List<Entry> writes) {
     return CompletableFuture.allOf(

@@ -8,12 +8,17 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -28,10 +33,18 @@ import java.util.function.Supplier;
  * Guards every call to a peer with a Resilience4j circuit breaker and bulkhead per peer, and times
  * it ({@code kvorum_replica_calls_seconds} by peer, operation and outcome).
  *
- * <p>A peer whose breaker is open (it failed most of its recent calls) is answered "not available"
- * at once instead of costing every request a timeout; after a pause a few trial calls decide
- * whether it is back. The bulkhead caps the calls in flight to one peer, so a slow peer cannot
- * absorb all of a coordinator's memory; a call beyond the cap fails at once.
+ * <p>A peer whose breaker is open (most of its recent calls got no answer) is answered "not
+ * available" at once instead of costing every request a timeout; after a pause a few trial calls
+ * decide whether it is back. Only failures that say the peer is not serving count against it:
+ * {@link PeerUnavailableException} (no connection, no answer in time, a broken stream) and {@link
+ * UnavailableException} (it is shutting down). A peer that answered with an error of its own is
+ * alive and quick, and its answers count as successes: a full disk ({@link StorageException}
+ * NO_SPACE) still serves reads, an overloaded storage queue ({@link OverloadedException}) is
+ * transient and pushed back by the bulkhead, an {@link InvalidRequestException} is the request's
+ * fault.
+ *
+ * <p>The bulkhead caps the calls in flight to one peer, so a slow peer cannot absorb all of a
+ * coordinator's memory; a call beyond the cap fails at once.
  */
 public final class ResilientPeerTransport implements PeerTransport {
   private final PeerTransport delegate;
@@ -57,6 +70,7 @@ public final class ResilientPeerTransport implements PeerTransport {
                 .waitDurationInOpenState(openFor)
                 .permittedNumberOfCallsInHalfOpenState(3)
                 .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                .recordException(ResilientPeerTransport::notServing)
                 .build());
     this.bulkheads =
         BulkheadRegistry.of(
@@ -183,6 +197,16 @@ public final class ResilientPeerTransport implements PeerTransport {
 
   private CircuitBreaker breaker(NodeId peer) {
     return breakers.circuitBreaker(peer.value());
+  }
+
+  /** Whether a call's failure says the peer is not serving (not an answer of its own). */
+  static boolean notServing(Throwable failure) {
+    return switch (Failures.unwrap(failure)) {
+      case OverloadedException e -> false;
+      case StorageException e -> false;
+      case InvalidRequestException e -> false;
+      default -> true;
+    };
   }
 
   private static PeerUnavailableException unavailable(NodeId peer, String reason) {

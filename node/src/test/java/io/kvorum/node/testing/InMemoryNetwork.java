@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The nodes of a test cluster talking to each other in one JVM, with the faults a real network has:
@@ -34,14 +35,14 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   private final Set<Link> cut = ConcurrentHashMap.newKeySet();
   private final Map<Link, Duration> delays = new ConcurrentHashMap<>();
   private final List<InMemoryPeerTransport> transports = new CopyOnWriteArrayList<>();
-  final ExecutorService wire =
+  private final ExecutorService wire =
       Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "in-memory-network");
             t.setDaemon(true);
             return t;
           });
-  final ScheduledExecutorService timers =
+  private final ScheduledExecutorService timers =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
             Thread t = new Thread(r, "in-memory-network-timer");
@@ -50,25 +51,43 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
           });
 
   @Override
-  public PeerTransport connect(NodeConfig config, Clock clock, ScheduledExecutorService unused) {
+  public PeerTransport connect(NodeConfig config, Clock clock) {
+    return connect(
+        config.nodeId(), clock, config.requestTimeout(), config.replication().catchUpTimeout());
+  }
+
+  /**
+   * The client side of node {@code self}.
+   *
+   * @param callTimeout deadline of a read, a write or a scan batch
+   * @param helloTimeout deadline of a hello
+   */
+  public PeerTransport connect(
+      NodeId self, Clock clock, Duration callTimeout, Duration helloTimeout) {
     InMemoryPeerTransport transport =
-        new InMemoryPeerTransport(
-            config.nodeId(),
-            clock,
-            this,
-            config.requestTimeout(),
-            config.replication().catchUpTimeout());
+        new InMemoryPeerTransport(self, clock, this, callTimeout, helloTimeout);
     transports.add(transport);
     return transport;
   }
 
   @Override
   public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
-    NodeId id = config.nodeId();
+    return serve(config.nodeId(), clock, service);
+  }
+
+  /**
+   * Serves node {@code id} until closed; closing it is the node going down: calls waiting on it
+   * fail at once, as when a connection breaks, and later ones are refused.
+   */
+  public AutoCloseable serve(NodeId id, Clock clock, ReplicaService service) {
     Endpoint endpoint = new Endpoint(service, clock);
     endpoints.put(id, endpoint);
     announce(id);
-    return () -> endpoints.remove(id, endpoint);
+    return () -> {
+      if (endpoints.remove(id, endpoint)) {
+        transports.forEach(transport -> transport.disconnected(id));
+      }
+    };
   }
 
   /** Cuts both directions between {@code a} and {@code b}. */
@@ -102,8 +121,17 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
     return cut.contains(new Link(from, to));
   }
 
-  Duration delay(NodeId from, NodeId to) {
-    return delays.getOrDefault(new Link(from, to), Duration.ZERO);
+  /** Delivers a message from {@code from} to {@code to}: after the link's delay, unless cut. */
+  void carry(NodeId from, NodeId to, Runnable delivery) {
+    if (isCut(from, to)) {
+      return;
+    }
+    Duration delay = delays.getOrDefault(new Link(from, to), Duration.ZERO);
+    if (delay.isZero()) {
+      wire.execute(delivery);
+    } else {
+      timers.schedule(() -> wire.execute(delivery), delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Tells every transport that {@code node} can be reached (it started, or a partition healed). */

@@ -2,25 +2,39 @@ package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-/** One node's side of an {@link InMemoryNetwork}: the faults are the network's. */
+/**
+ * One node's side of an {@link InMemoryNetwork}: the faults are the network's. Every call crosses
+ * the network in {@link #send}, the one place where, as on the wire, the clock is carried both ways
+ * and the peer's errors are translated.
+ */
 final class InMemoryPeerTransport implements PeerTransport {
   private final NodeId self;
   private final Clock clock;
@@ -28,6 +42,7 @@ final class InMemoryPeerTransport implements PeerTransport {
   private final Duration callTimeout;
   private final Duration helloTimeout;
   private final List<Consumer<NodeId>> listeners = new CopyOnWriteArrayList<>();
+  private final Map<NodeId, Set<CompletableFuture<?>>> open = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   InMemoryPeerTransport(
@@ -53,59 +68,95 @@ final class InMemoryPeerTransport implements PeerTransport {
     }
   }
 
+  /** {@code peer} went down: its connection breaks, failing what waits on it at once. */
+  void disconnected(NodeId peer) {
+    failOpen(peer, "its connection broke");
+  }
+
   /**
    * Carries one call to {@code peer} and its answer back, as the network allows: refused at once if
-   * the peer is down, lost (so the caller times out) if a direction is cut.
+   * the peer is down, lost (so the caller times out) if a direction is cut, late if it is slowed.
+   * Each message carries its sender's clock and moves the receiver's; a failure of the peer's
+   * arrives as the same kind of error, as over gRPC.
    */
   private <T> CompletableFuture<T> send(
       NodeId peer, Duration timeout, Function<ReplicaService, CompletableFuture<T>> call) {
     Optional<InMemoryNetwork.Endpoint> target = network.endpoint(peer);
     if (closed || target.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new PeerUnavailableException(peer, "connection refused", null));
+      return CompletableFuture.failedFuture(unavailable(peer, "connection refused", null));
     }
-    CompletableFuture<T> answer = new CompletableFuture<>();
-    if (!network.isCut(self, peer)) {
-      long sentAt = clock.current().value();
-      Runnable deliver =
-          () -> {
-            target.get().clock().observe(new io.kvorum.node.core.Version(sentAt));
-            CompletableFuture<T> result;
-            try {
-              result = call.apply(target.get().service());
-            } catch (RuntimeException e) {
-              result = CompletableFuture.failedFuture(e);
-            }
-            result.whenComplete(
-                (value, error) -> {
-                  if (network.isCut(peer, self)) {
-                    return; // the answer is lost
-                  }
-                  clock.observe(target.get().clock().current());
-                  if (error == null) {
-                    answer.complete(value);
-                  } else {
-                    answer.completeExceptionally(
-                        new PeerUnavailableException(peer, "it failed the request", error));
-                  }
-                });
-          };
-      Duration delay = network.delay(self, peer);
-      if (delay.isZero()) {
-        network.wire.execute(deliver);
-      } else {
-        network.timers.schedule(
-            () -> network.wire.execute(deliver), delay.toMillis(), TimeUnit.MILLISECONDS);
-      }
-    }
+    InMemoryNetwork.Endpoint endpoint = target.get();
+    CompletableFuture<T> answer = track(peer, new CompletableFuture<>());
+    long sentAt = clock.current().value();
+    network.carry(
+        self,
+        peer,
+        () -> {
+          endpoint.clock().observe(new Version(sentAt));
+          CompletableFuture<T> result;
+          try {
+            result = call.apply(endpoint.service());
+          } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+          }
+          result.whenComplete(
+              (value, error) -> {
+                long answeredAt = endpoint.clock().current().value();
+                network.carry(
+                    peer,
+                    self,
+                    () -> {
+                      clock.observe(new Version(answeredAt));
+                      if (error == null) {
+                        answer.complete(value);
+                      } else {
+                        answer.completeExceptionally(arriving(peer, error));
+                      }
+                    });
+              });
+        });
     return answer
         .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .exceptionallyCompose(
             error ->
                 CompletableFuture.failedFuture(
                     error instanceof TimeoutException
-                        ? new PeerUnavailableException(peer, "no answer in time", error)
+                        ? unavailable(peer, "no answer within " + timeout.toMillis() + " ms", error)
                         : error));
+  }
+
+  /** The peer's failure as the caller sees it: the table of the gRPC transport's WireEdge. */
+  private static KvorumException arriving(NodeId peer, Throwable error) {
+    return switch (Failures.unwrap(error)) {
+      case OverloadedException e -> e;
+      case InvalidRequestException e -> e;
+      case StorageException e when e.kind() == StorageException.Kind.NO_SPACE -> e;
+      case UnavailableException e -> e;
+      case Throwable e ->
+          new StorageException(StorageException.Kind.FAILURE, "a request to " + peer, null, e);
+    };
+  }
+
+  private <T> CompletableFuture<T> track(NodeId peer, CompletableFuture<T> answer) {
+    Set<CompletableFuture<?>> calls =
+        open.computeIfAbsent(peer, p -> ConcurrentHashMap.newKeySet());
+    calls.add(answer);
+    answer.whenComplete((value, error) -> calls.remove(answer));
+    if (closed || network.endpoint(peer).isEmpty()) {
+      answer.completeExceptionally(unavailable(peer, "its connection broke", null));
+    }
+    return answer;
+  }
+
+  private void failOpen(NodeId peer, String reason) {
+    Set<CompletableFuture<?>> calls = open.getOrDefault(peer, Set.of());
+    for (CompletableFuture<?> call : List.copyOf(calls)) {
+      call.completeExceptionally(unavailable(peer, reason, null));
+    }
+  }
+
+  private static PeerUnavailableException unavailable(NodeId peer, String reason, Throwable e) {
+    return new PeerUnavailableException(peer, reason, e);
   }
 
   @Override
@@ -125,7 +176,8 @@ final class InMemoryPeerTransport implements PeerTransport {
 
   @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    CompletableFuture<ScanCursor> remote = send(peer, callTimeout, s -> completed(s.scan(range)));
+    CompletableFuture<ScanCursor> remote =
+        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range)));
     return new ScanCursor() {
       @Override
       public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
@@ -138,10 +190,6 @@ final class InMemoryPeerTransport implements PeerTransport {
         remote.thenAccept(ScanCursor::close);
       }
     };
-  }
-
-  private static <T> CompletableFuture<T> completed(T value) {
-    return CompletableFuture.completedFuture(value);
   }
 
   @Override
@@ -167,5 +215,6 @@ final class InMemoryPeerTransport implements PeerTransport {
   @Override
   public void close() {
     closed = true;
+    open.keySet().forEach(peer -> failOpen(peer, "the transport is closed"));
   }
 }

@@ -24,8 +24,9 @@ import java.util.function.Supplier;
 
 /**
  * A {@link PeerTransport} whose every answer the test decides: each call is recorded, then
- * succeeds, fails with {@link PeerUnavailableException}, or hangs until the test releases it, as a
- * script says. Reads answer what {@link #readAnswers} says; a peer's reachability is set by hand.
+ * succeeds, fails (with {@link PeerUnavailableException}, or what {@link #failWith} says), or hangs
+ * until the test releases it, as a script says. Reads answer what {@link #readAnswers} says; a
+ * peer's reachability is set by hand.
  */
 public final class ScriptedPeerTransport implements PeerTransport {
   /** What a call was: its operation ("read", "write", "hello", "scan"), peer, key and record. */
@@ -46,6 +47,8 @@ public final class ScriptedPeerTransport implements PeerTransport {
   private final Map<NodeId, Outcome> byPeer = new ConcurrentHashMap<>();
   private volatile Function<Call, Outcome> script = call -> null;
   private volatile Function<Call, Optional<Record>> readAnswers = call -> Optional.empty();
+  private volatile Function<Call, RuntimeException> failures =
+      call -> unavailable(call.peer(), "scripted failure");
   private volatile Executor completions = Runnable::run;
   private volatile boolean closed;
 
@@ -69,6 +72,15 @@ public final class ScriptedPeerTransport implements PeerTransport {
   /** What successful reads answer. */
   public ScriptedPeerTransport readAnswers(Function<Call, Optional<Record>> answers) {
     this.readAnswers = answers;
+    return this;
+  }
+
+  /**
+   * What failing calls fail with (default: {@link PeerUnavailableException}), e.g. a peer's own
+   * typed error such as a full disk.
+   */
+  public ScriptedPeerTransport failWith(Function<Call, RuntimeException> failures) {
+    this.failures = failures;
     return this;
   }
 
@@ -182,9 +194,10 @@ public final class ScriptedPeerTransport implements PeerTransport {
         T answer = value.get();
         completions.execute(() -> result.complete(answer));
       }
-      case FAIL ->
-          completions.execute(
-              () -> result.completeExceptionally(unavailable(call.peer(), "scripted failure")));
+      case FAIL -> {
+        RuntimeException error = failures.apply(call);
+        completions.execute(() -> result.completeExceptionally(error));
+      }
       case HANG -> held.add(new Held(call, (CompletableFuture<Object>) result, value.get()));
     }
     return result;

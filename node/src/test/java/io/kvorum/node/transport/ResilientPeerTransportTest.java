@@ -2,12 +2,16 @@ package io.kvorum.node.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.ScriptedPeerTransport;
@@ -15,11 +19,14 @@ import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ResilientPeerTransportTest {
   private static final Duration WAIT = Duration.ofSeconds(5);
@@ -143,6 +150,38 @@ class ResilientPeerTransportTest {
             () -> assertThat(transport.state(N2).detail()).isEqualTo("circuit half_open"));
     for (int i = 0; i < 3; i++) {
       assertThat(failure(transport.read(N2, KEY))).isInstanceOf(PeerUnavailableException.class);
+    }
+
+    assertThat(transport.state(N2).detail()).isEqualTo("circuit open");
+  }
+
+  @ParameterizedTest
+  @MethodSource("answersOfALivePeer")
+  void aPeerThatAnswersWithErrorsOfItsOwnKeepsItsBreakerClosed(RuntimeException answer) {
+    peers.answer(N2, Outcome.FAIL).failWith(call -> answer);
+
+    for (int i = 0; i < 20; i++) {
+      assertThat(failure(transport.write(N2, KEY, RECORD))).isSameAs(answer);
+    }
+
+    assertThat(peers.calls()).as("every call reached the peer").hasSize(20);
+    assertThat(transport.state(N2)).isEqualTo(new PeerTransport.PeerState(true, "circuit closed"));
+  }
+
+  static List<RuntimeException> answersOfALivePeer() {
+    return List.of(
+        new StorageException(StorageException.Kind.NO_SPACE, "put", KEY, null),
+        new StorageException(StorageException.Kind.FAILURE, "put", KEY, null),
+        new OverloadedException("storage"),
+        new InvalidRequestException(null, "bad"));
+  }
+
+  @Test
+  void aPeerThatIsShuttingDownOpensItsBreaker() {
+    peers.answer(N2, Outcome.FAIL).failWith(call -> new UnavailableException("shutting down"));
+
+    for (int i = 0; i < 5; i++) {
+      assertThat(failure(transport.read(N2, KEY))).isInstanceOf(UnavailableException.class);
     }
 
     assertThat(transport.state(N2).detail()).isEqualTo("circuit open");

@@ -3,6 +3,7 @@ package io.kvorum.node.transport.grpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.Channel;
+import io.grpc.netty.shaded.io.netty.channel.EventLoop;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.ServerChannel;
@@ -14,6 +15,7 @@ import io.grpc.netty.shaded.io.netty.channel.nio.NioIoHandler;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.netty.shaded.io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +25,11 @@ import java.util.concurrent.TimeUnit;
  * threads. Every replica message is handled on these threads (the service and the calls run on
  * {@code directExecutor()}), so fewer of them means fewer thread wake-ups per request; measured in
  * {@code docs/performance.md}.
+ *
+ * <p>The replica streams run their batching on these loops: a peer's channel is bound to one loop
+ * ({@link #next}), and a served stream works on the loop of its connection ({@link #current}), so
+ * each stream's state is confined to one thread and handing a batch to gRPC costs no extra thread
+ * hop.
  *
  * <p>Shared by every node of the process (tests run several) and reference-counted: the group
  * starts with its first user and stops when the last one releases it. The first user's thread count
@@ -69,8 +76,24 @@ final class GrpcEventLoops {
     return builder.bossEventLoopGroup(group).workerEventLoopGroup(group).channelType(type);
   }
 
-  NettyChannelBuilder configure(NettyChannelBuilder builder) {
+  /** A loop of the group, in turn, for a peer's channel to live on. */
+  EventLoop next() {
+    return group.next();
+  }
+
+  /** The loop of the group running the calling thread; else one of them ({@link #next}). */
+  EventLoop current() {
+    for (EventExecutor executor : group) {
+      if (executor.inEventLoop()) {
+        return (EventLoop) executor;
+      }
+    }
+    return next();
+  }
+
+  /** Binds every connection of a channel to {@code loop}, one of this group's. */
+  NettyChannelBuilder configure(NettyChannelBuilder builder, EventLoop loop) {
     Class<? extends Channel> type = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-    return builder.eventLoopGroup(group).channelType(type);
+    return builder.eventLoopGroup(loop).channelType(type);
   }
 }

@@ -1,7 +1,9 @@
 package io.kvorum.node.transport.grpc;
 
 import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoop;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.Member;
@@ -12,13 +14,11 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.Version;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
-import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.WriteRequest;
 import java.time.Duration;
 import java.util.List;
@@ -27,19 +27,19 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * {@link PeerTransport} over gRPC: one channel per peer, replica reads and writes multiplexed on
- * one long-lived stream per peer ({@link PeerChannel}), scans as server-streaming calls, hello as a
- * unary call. Connections are kept alive with HTTP/2 pings, so a peer that freezes is noticed
- * within seconds even when no request is waiting on it.
+ * {@link PeerTransport} over gRPC: one channel per peer, bound to one of the process's inter-node
+ * event loops; replica reads and writes batched on one long-lived stream per peer ({@link
+ * ReplicaStream}), scans as server-streaming calls, hello as a unary call. Every message passes the
+ * node's {@link WireEdge}, which carries the clock and the replicas' errors. Connections are kept
+ * alive with HTTP/2 pings, so a peer that freezes is noticed within seconds even when no request is
+ * waiting on it.
  */
 public final class GrpcPeerTransport implements PeerTransport {
-  private final Clock clock;
   private final GrpcEventLoops eventLoops;
   private final NodeId self;
   private final Duration callTimeout;
@@ -57,42 +57,38 @@ public final class GrpcPeerTransport implements PeerTransport {
   public GrpcPeerTransport(
       Topology topology,
       Clock clock,
-      ScheduledExecutorService timers,
       Duration callTimeout,
       Duration helloTimeout,
       int maxMessageBytes,
       int ioThreads) {
     this.eventLoops = GrpcEventLoops.acquire(ioThreads);
-    this.clock = clock;
     this.self = topology.self();
     this.callTimeout = callTimeout;
     this.helloTimeout = helloTimeout;
+    WireEdge edge = new WireEdge(clock);
     this.peers =
         topology.peers().stream()
             .collect(
                 Collectors.toUnmodifiableMap(
-                    Member::id,
-                    member ->
-                        new PeerChannel(
-                            member.id(),
-                            eventLoops
-                                .configure(
-                                    NettyChannelBuilder.forAddress(
-                                        member.host(), member.grpcPort()))
-                                .usePlaintext()
-                                .directExecutor()
-                                .keepAliveTime(5, TimeUnit.SECONDS)
-                                .keepAliveTimeout(3, TimeUnit.SECONDS)
-                                .keepAliveWithoutCalls(true)
-                                // A scan batch may hold up to a batch's worth of small
-                                // entries and then one of the largest.
-                                .maxInboundMessageSize(
-                                    maxMessageBytes + ReplicaEndpoint.SCAN_BATCH_BYTES)
-                                .build(),
-                            clock,
-                            timers,
-                            callTimeout,
-                            this::reachable)));
+                    Member::id, member -> connect(member, edge, maxMessageBytes)));
+  }
+
+  private PeerChannel connect(Member member, WireEdge edge, int maxMessageBytes) {
+    EventLoop loop = eventLoops.next();
+    ManagedChannel channel =
+        eventLoops
+            .configure(NettyChannelBuilder.forAddress(member.host(), member.grpcPort()), loop)
+            .usePlaintext()
+            .directExecutor()
+            // gRPC's shortest: a silent peer is dropped after 10 s without a byte and 3 s more.
+            .keepAliveTime(10, TimeUnit.SECONDS)
+            .keepAliveTimeout(3, TimeUnit.SECONDS)
+            .keepAliveWithoutCalls(true)
+            // A batch (of answers or scanned entries) holds up to a batch's worth of small
+            // ones, or a single one of the largest.
+            .maxInboundMessageSize(maxMessageBytes + ProtoMapping.BATCH_BYTES)
+            .build();
+    return new PeerChannel(member.id(), channel, loop, edge, callTimeout, this::reachable);
   }
 
   private void reachable(NodeId peer) {
@@ -101,8 +97,8 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
-    return call(
-            peer,
+    return channel(peer)
+        .call(
             ReplicaRequest.newBuilder()
                 .setRead(ReadRequest.newBuilder().setKey(ProtoMapping.bytes(key.bytes()))))
         .thenApply(
@@ -114,8 +110,8 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
-    return call(
-            peer,
+    return channel(peer)
+        .call(
             ReplicaRequest.newBuilder()
                 .setWrite(
                     WriteRequest.newBuilder()
@@ -124,26 +120,9 @@ public final class GrpcPeerTransport implements PeerTransport {
         .thenApply(response -> null);
   }
 
-  private CompletableFuture<ReplicaResponse> call(NodeId peer, ReplicaRequest.Builder request) {
-    PeerChannel channel = channel(peer);
-    return channel
-        .call(request)
-        .thenCompose(
-            response ->
-                response.hasError()
-                    ? CompletableFuture.failedFuture(
-                        channel.unavailable(
-                            "it failed the request ("
-                                + response.getError().getCode()
-                                + "): "
-                                + response.getError().getMessage(),
-                            null))
-                    : CompletableFuture.completedFuture(response));
-  }
-
   @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    return new GrpcScanCursor(channel(peer), clock, callTimeout, range);
+    return new GrpcScanCursor(channel(peer), callTimeout, range);
   }
 
   @Override
@@ -154,21 +133,16 @@ public final class GrpcPeerTransport implements PeerTransport {
         .stub()
         .withDeadlineAfter(helloTimeout.toMillis(), TimeUnit.MILLISECONDS)
         .hello(
-            HelloRequest.newBuilder()
-                .setNodeId(self.value())
-                .setHlc(clock.current().value())
-                .build(),
+            HelloRequest.newBuilder().setNodeId(self.value()).build(),
             new StreamObserver<>() {
               @Override
               public void onNext(HelloResponse response) {
-                clock.observe(new Version(response.getHlc()));
                 delivered.complete(response.getHintsDelivered());
               }
 
               @Override
               public void onError(Throwable error) {
-                delivered.completeExceptionally(
-                    channel.unavailable("hello failed: " + error.getMessage(), error));
+                delivered.completeExceptionally(WireEdge.fromStatus(peer, "hello", error));
               }
 
               @Override

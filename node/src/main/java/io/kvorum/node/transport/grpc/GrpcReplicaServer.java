@@ -1,6 +1,7 @@
 package io.kvorum.node.transport.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.NodeId;
@@ -12,7 +13,10 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The inter-node gRPC server: this node's {@link ReplicaService}, served to its peers. */
+/**
+ * The inter-node gRPC server: this node's {@link ReplicaService}, served to its peers, every
+ * message through the node's {@link WireEdge}.
+ */
 public final class GrpcReplicaServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
   private final Server server;
@@ -40,11 +44,14 @@ public final class GrpcReplicaServer implements AutoCloseable {
     Server server =
         eventLoops
             .configure(NettyServerBuilder.forAddress(new InetSocketAddress(port)))
-            .addService(new ReplicaEndpoint(self, service, clock))
+            .addService(
+                ServerInterceptors.intercept(
+                    new ReplicaEndpoint(self, service, eventLoops), new WireEdge(clock).server()))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)
-            .maxInboundMessageSize(maxMessageBytes)
+            // A batch of requests holds up to a batch's worth of small ones, or one of the largest.
+            .maxInboundMessageSize(maxMessageBytes + ProtoMapping.BATCH_BYTES)
             .build();
     try {
       server.start();

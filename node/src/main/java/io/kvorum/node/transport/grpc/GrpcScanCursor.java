@@ -2,11 +2,9 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
-import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.Version;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import java.time.Duration;
@@ -19,11 +17,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * A peer's scan as a pull cursor over a server-streaming call. gRPC flow control does the
  * back-pressure: one batch is asked for ahead of the consumer, no more, so the peer stops sending
- * while the consumer is slow. Waiting for a batch has a deadline; a broken call fails the cursor.
+ * while the consumer is slow. Waiting for a batch has a deadline; a failed call fails the cursor,
+ * with the peer's error if the peer failed the scan ({@link WireEdge}).
  */
 final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanRequest, ScanBatch> {
   private final PeerChannel channel;
-  private final Clock clock;
   private final Duration batchTimeout;
   private final ArrayDeque<List<Entry>> received = new ArrayDeque<>();
   private ClientCallStreamObserver<ScanRequest> call;
@@ -31,14 +29,11 @@ final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanReq
   private boolean finished;
   private Throwable failure;
 
-  GrpcScanCursor(PeerChannel channel, Clock clock, Duration batchTimeout, KeyRange range) {
+  GrpcScanCursor(PeerChannel channel, Duration batchTimeout, KeyRange range) {
     this.channel = channel;
-    this.clock = clock;
     this.batchTimeout = batchTimeout;
     ScanRequest.Builder request =
-        ScanRequest.newBuilder()
-            .setHlc(clock.current().value())
-            .setStart(ProtoMapping.bytes(range.start().bytes()));
+        ScanRequest.newBuilder().setStart(ProtoMapping.bytes(range.start().bytes()));
     range.end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
     channel.stub().scan(request.build(), this);
   }
@@ -89,7 +84,6 @@ final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanReq
 
   @Override
   public void onNext(ScanBatch batch) {
-    clock.observe(new Version(batch.getHlc()));
     List<Entry> entries = ProtoMapping.fromProto(batch);
     CompletableFuture<List<Entry>> consumer;
     synchronized (this) {
@@ -110,7 +104,7 @@ final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanReq
   public void onError(Throwable error) {
     CompletableFuture<List<Entry>> consumer;
     synchronized (this) {
-      failure = channel.unavailable("its scan failed: " + error.getMessage(), error);
+      failure = WireEdge.fromStatus(channel.peer(), "its scan", error);
       consumer = waiting;
       waiting = null;
     }

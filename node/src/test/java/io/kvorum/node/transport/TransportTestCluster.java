@@ -1,0 +1,173 @@
+package io.kvorum.node.transport;
+
+import io.kvorum.node.clock.CeilingStore;
+import io.kvorum.node.clock.HybridLogicalClock;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.replication.LocalReplicaService;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * Nodes {@code n1}…{@code nN} in this JVM joined by the transport under test: each with its own
+ * in-memory storage, hints and clock, serving a {@link LocalReplicaService} that a test can replace
+ * to inject faults, and a transport to the others. A node's served side can be stopped (its
+ * connections break) and started again. Subclasses say how a node is served and connected.
+ */
+public abstract class TransportTestCluster implements AutoCloseable {
+  /** How long a hello may take in these clusters. */
+  public static final Duration HELLO_TIMEOUT = Duration.ofSeconds(10);
+
+  private final List<Node> nodes = new ArrayList<>();
+
+  /** One node: its storage, hints and clock, what it serves, and its transport to the others. */
+  public static final class Node {
+    private final NodeId id;
+    private final InMemoryStorageEngine storage = new InMemoryStorageEngine();
+    private final InMemoryHintStore hints = new InMemoryHintStore();
+    private final HybridLogicalClock clock;
+    private final ReplicaServices.Switchable service = new ReplicaServices.Switchable();
+    private PeerTransport transport;
+    private HintedHandoff handoff;
+    private AutoCloseable served;
+
+    private Node(NodeId id, LongSupplier wall) {
+      this.id = id;
+      this.clock =
+          HybridLogicalClock.start(
+              new MemoryCeiling(), wall, Duration.ofSeconds(1), Duration.ofMinutes(1));
+    }
+
+    public NodeId id() {
+      return id;
+    }
+
+    public InMemoryStorageEngine storage() {
+      return storage;
+    }
+
+    public InMemoryHintStore hints() {
+      return hints;
+    }
+
+    public HybridLogicalClock clock() {
+      return clock;
+    }
+
+    public PeerTransport transport() {
+      return transport;
+    }
+
+    /** What this node serves from now on (its own storage and hints: {@link #serveNormally}). */
+    public void serve(ReplicaService service) {
+      this.service.use(service);
+    }
+
+    /** Serves this node's own storage and hints again, after a fault. */
+    public void serveNormally() {
+      service.use(normalService());
+    }
+
+    /** This node's own storage and hints, as it serves them to its peers. */
+    public ReplicaService normalService() {
+      return new LocalReplicaService(storage, handoff);
+    }
+  }
+
+  /**
+   * Starts serving {@code node}'s {@code service} to the others (on the same address as before, if
+   * it was served before); closing the result is the node going down.
+   */
+  protected abstract AutoCloseable serve(Node node, ReplicaService service);
+
+  /** {@code node}'s transport to every other node of {@code all}. */
+  protected abstract PeerTransport connect(Node node, List<Node> all, Duration callTimeout);
+
+  /**
+   * Starts {@code size} nodes.
+   *
+   * @param callTimeout the transports' deadline for a read, a write or a scan batch
+   * @param walls may give a node its own wall clock (null: the system's)
+   */
+  protected final void boot(int size, Duration callTimeout, Function<NodeId, LongSupplier> walls) {
+    try {
+      for (int i = 1; i <= size; i++) {
+        NodeId id = NodeId.of("n" + i);
+        LongSupplier wall = walls.apply(id);
+        Node node = new Node(id, wall != null ? wall : System::currentTimeMillis);
+        nodes.add(node);
+        start(id);
+      }
+      for (Node node : nodes) {
+        node.transport = connect(node, List.copyOf(nodes), callTimeout);
+        node.handoff =
+            new HintedHandoff(
+                node.hints,
+                node.transport,
+                node.clock::wallMillis,
+                new HintedHandoff.Settings(Duration.ofHours(3), 100_000),
+                nodes.stream().map(Node::id).filter(id -> !id.equals(node.id)).toList(),
+                new SimpleMeterRegistry());
+        node.serveNormally();
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  public Node node(NodeId id) {
+    return nodes.stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow();
+  }
+
+  /** {@code id} goes down: its served side stops, breaking the connections to it. */
+  public void stop(NodeId id) {
+    Node node = node(id);
+    if (node.served != null) {
+      closeServed(node.served);
+      node.served = null;
+    }
+  }
+
+  /** {@code id} comes back, serving what it served before. */
+  public void start(NodeId id) {
+    Node node = node(id);
+    node.served = serve(node, node.service);
+  }
+
+  @Override
+  public void close() {
+    // Clients first: a server waits for the streams still open to it before it stops.
+    nodes.stream().filter(n -> n.transport != null).forEach(n -> n.transport.close());
+    nodes.forEach(n -> stop(n.id));
+    nodes.forEach(n -> n.storage.close());
+  }
+
+  private static void closeServed(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not stop serving", e);
+    }
+  }
+
+  private static final class MemoryCeiling implements CeilingStore {
+    private volatile long ceiling;
+
+    @Override
+    public long load() {
+      return ceiling;
+    }
+
+    @Override
+    public void store(long ceilingMillis) {
+      ceiling = ceilingMillis;
+    }
+  }
+}
