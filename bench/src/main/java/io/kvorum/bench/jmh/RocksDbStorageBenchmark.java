@@ -98,10 +98,8 @@ public class RocksDbStorageBenchmark {
   }
 
   @Benchmark
-  public boolean put() {
-    return engine
-        .put(anyKey(), Record.value(new Version(versions.incrementAndGet()), value))
-        .join();
+  public void put() {
+    engine.put(anyKey(), Record.value(new Version(versions.incrementAndGet()), value)).join();
   }
 
   @Benchmark
