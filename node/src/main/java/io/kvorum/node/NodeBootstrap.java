@@ -87,7 +87,8 @@ public final class NodeBootstrap implements AutoCloseable {
                         s.syncWrites(),
                         s.blockCacheBytes(),
                         s.writeBufferBytes(),
-                        s.maxDiskBytes()),
+                        s.maxDiskBytes(),
+                        s.queueSize()),
                     executor)
                 .asLocalStorage();
   }

@@ -22,6 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
 
 /** The node as users run it: the fat jar in its own process, killed and restarted for real. */
 class NodeProcessIT {
@@ -199,6 +203,50 @@ class NodeProcessIT {
             file.resolve("data").toString());
     assertThat(node.awaitExit()).isEqualTo(2);
     assertThat(node.stderr().lines()).singleElement().asString().contains("--data-dir");
+  }
+
+  @Test
+  void aDataDirectoryOfKvorum01Exits2WithOneClearLine() throws Exception {
+    Path db = work.resolve("data").resolve("db");
+    Files.createDirectories(db);
+    writeRecordInTheFormatOfKvorum01(db);
+
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            0,
+            Map.of(),
+            "--node-id",
+            "n1",
+            "--http-port",
+            String.valueOf(NodeProcess.freePort()),
+            "--data-dir",
+            work.resolve("data").toString());
+
+    assertThat(node.awaitExit()).isEqualTo(2);
+    assertThat(node.stderr().lines())
+        .singleElement()
+        .asString()
+        .contains("--data-dir", "kvorum 0.1", "wipe the data directory");
+  }
+
+  /** A database as kvorum 0.1 left it: its column families, a record in format 2, no marker. */
+  private static void writeRecordInTheFormatOfKvorum01(Path db) throws Exception {
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    try (DBOptions options =
+            new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+        RocksDB rocks =
+            RocksDB.open(
+                options,
+                db.toString(),
+                List.of(
+                    new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
+                    new ColumnFamilyDescriptor("deaths".getBytes(UTF_8)),
+                    new ColumnFamilyDescriptor("hints".getBytes(UTF_8))),
+                handles)) {
+      rocks.put("k".getBytes(UTF_8), new byte[] {0x20, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'v'});
+      handles.forEach(ColumnFamilyHandle::close);
+    }
   }
 
   @Test

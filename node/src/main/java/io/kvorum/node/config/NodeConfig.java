@@ -77,7 +77,8 @@ public record NodeConfig(
   /**
    * @param syncWrites fsync the write-ahead log before acknowledging a write
    * @param threads threads running storage calls
-   * @param queueSize storage calls that may wait for a thread before requests get 503
+   * @param queueSize storage calls that may wait for a thread, and writes that may wait for a group
+   *     commit, before requests get 503
    * @param blockCacheBytes RocksDB block cache size
    * @param writeBufferBytes RocksDB memtable size; a full memtable is flushed to disk
    * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit

@@ -108,8 +108,9 @@ public final class NodeOptions {
       defaultValue = "${env:KVORUM_STORAGE_QUEUE:-4096}",
       paramLabel = "N",
       description =
-          "Storage calls that may wait for a thread; beyond that requests get 503 with"
-              + " Retry-After. Default: ${DEFAULT-VALUE}.")
+          "Storage calls that may wait for a thread, and writes that may wait for the next"
+              + " group commit; beyond that requests get 503 with Retry-After."
+              + " Default: ${DEFAULT-VALUE}.")
   String storageQueue;
 
   @Option(

@@ -29,7 +29,7 @@ public final class LocalReplicaService implements ReplicaService {
 
   @Override
   public CompletableFuture<Void> write(Key key, Record record) {
-    return storage.put(key, record).thenApply(applied -> null);
+    return storage.put(key, record);
   }
 
   @Override

@@ -35,9 +35,7 @@ public final class Replicas {
   }
 
   public CompletableFuture<Void> write(NodeId node, Key key, Record record) {
-    return isSelf(node)
-        ? local.put(key, record).thenApply(applied -> null)
-        : peers.write(node, key, record);
+    return isSelf(node) ? local.put(key, record) : peers.write(node, key, record);
   }
 
   public ScanCursor scan(NodeId node, KeyRange range) {

@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -15,7 +16,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Times every storage operation ({@code kvorum_storage_operations_seconds} by operation and
- * outcome) and publishes the engine's figures as gauges ({@code kvorum_storage_*}).
+ * outcome) and publishes the engine's figures as gauges and counters ({@code kvorum_storage_*}).
  */
 public final class MeteredStorageEngine implements StorageEngine {
   private final StorageEngine delegate;
@@ -35,6 +36,20 @@ public final class MeteredStorageEngine implements StorageEngine {
         "kvorum.storage.compaction.pending.bytes",
         "bytes RocksDB estimates it still has to compact",
         s -> s.pendingCompactionBytes());
+    counter(
+        "kvorum.storage.write.batches",
+        "atomic write batches (group commits), each one write-ahead-log append",
+        s -> s.writeBatches());
+    counter(
+        "kvorum.storage.written.records",
+        "records written in those batches",
+        s -> s.recordsWritten());
+  }
+
+  private void counter(String name, String description, ToDoubleFunction<StorageStats> figure) {
+    FunctionCounter.builder(name, delegate, engine -> figure.applyAsDouble(engine.stats()))
+        .description(description)
+        .register(registry);
   }
 
   private void gauge(String name, String description, ToDoubleFunction<StorageStats> figure) {
@@ -49,7 +64,7 @@ public final class MeteredStorageEngine implements StorageEngine {
   }
 
   @Override
-  public CompletableFuture<Boolean> put(Key key, Record record) {
+  public CompletableFuture<Void> put(Key key, Record record) {
     return timed("put", delegate.put(key, record));
   }
 

@@ -15,16 +15,21 @@ import java.util.concurrent.CompletableFuture;
  * <p>Contract, for every implementation:
  *
  * <ul>
- *   <li>{@link #put} keeps, per key, whichever record wins {@link Record#LAST_WRITER_WINS} among
- *       all records ever put, whatever order puts arrive in and however many run concurrently.
+ *   <li>Per key, the stored record is whichever record wins {@link Record#LAST_WRITER_WINS} among
+ *       all records ever put (and not purged since), whatever order puts arrive in and however many
+ *       run concurrently. A put is a blind write: it does not report whether it won.
+ *   <li>The records of one {@link #putAll} become visible together: a scan or a read never sees
+ *       some of them applied and others not.
  *   <li>Tombstones and expired records are stored and returned like values (callers resolve them)
  *       until {@link #purge} removes them.
  *   <li>A put that completed successfully survives a crash of the process (not necessarily of the
- *       machine, unless the engine was opened to fsync).
+ *       machine, unless the engine was opened to fsync: then every put, alone or in a batch, is
+ *       fsynced before it completes).
  *   <li>Methods never block the calling thread on I/O: they return futures, completed on the
- *       engine's own executor when I/O is involved. When that executor is saturated they fail at
- *       once with {@link io.kvorum.node.core.OverloadedException}. Failures of the engine itself
- *       come as {@link io.kvorum.node.core.StorageException}.
+ *       engine's own executor when I/O is involved. When that executor (or the engine's queue of
+ *       writes) is saturated they fail at once with {@link
+ *       io.kvorum.node.core.OverloadedException}. Failures of the engine itself come as {@link
+ *       io.kvorum.node.core.StorageException}.
  * </ul>
  */
 public interface StorageEngine extends AutoCloseable {
@@ -32,23 +37,18 @@ public interface StorageEngine extends AutoCloseable {
   CompletableFuture<Optional<Record>> get(Key key);
 
   /**
-   * Stores {@code record} unless the stored record wins last-writer-wins against it.
-   *
-   * @return whether {@code record} is now the stored record (false: a newer one was kept)
+   * Offers {@code record} for {@code key}: it is kept unless the stored record wins
+   * last-writer-wins against it. Completes once it is durable (as the contract above says).
    */
-  CompletableFuture<Boolean> put(Key key, Record record);
+  CompletableFuture<Void> put(Key key, Record record);
 
   /**
-   * Stores each entry's record as {@link #put} would, together: an engine that can write them as
-   * one batch (one write-ahead-log append, one fsync) does. Completes once every entry is stored;
-   * fails if any could not be.
+   * Offers each entry's record as {@link #put} would, atomically: all of them become visible
+   * together, and an engine that can write them as one batch (one write-ahead-log append, one
+   * fsync) does. Entries may repeat a key; the winner among them and the stored record is kept.
+   * Completes once every entry is stored; fails if they could not be.
    */
-  default CompletableFuture<Void> putAll(List<Entry> entries) {
-    return CompletableFuture.allOf(
-        entries.stream()
-            .map(entry -> put(entry.key(), entry.record()))
-            .toArray(CompletableFuture[]::new));
-  }
+  CompletableFuture<Void> putAll(List<Entry> entries);
 
   /**
    * A cursor over the stored records in {@code range}, in key order. It yields every record that
@@ -58,9 +58,10 @@ public interface StorageEngine extends AutoCloseable {
   ScanCursor scan(KeyRange range);
 
   /**
-   * Removes tombstones and expired values that have been dead for at least a grace period:
-   * tombstones whose version's physical time is before {@code deadBeforeMillis}, values whose
-   * expiry is before it. A record replaced by a newer write in the meantime is kept.
+   * Removes tombstones and expired values that have been dead for at least a grace period: records
+   * whose {@link Record#diesAtMillis()} is before {@code deadBeforeMillis} (tombstones written
+   * before it, values expired before it). A record replaced by a newer write in the meantime is
+   * kept, however the write and the purge interleave.
    *
    * @param limit at most this many records are examined in one call
    * @return how many records were removed; fewer than {@code limit} examined means the sweep is

@@ -7,6 +7,15 @@ package io.kvorum.node.storage;
  * @param diskBytes bytes of live data files on disk
  * @param memoryBytes bytes held in write buffers (memtables) and caches
  * @param pendingCompactionBytes bytes the engine estimates it still has to compact
+ * @param writeBatches atomic batches written since the engine opened (group commits: each one
+ *     write-ahead-log append)
+ * @param recordsWritten records written in those batches; over {@code writeBatches}, how many
+ *     records shared an append on average
  */
 public record StorageStats(
-    long estimatedKeys, long diskBytes, long memoryBytes, long pendingCompactionBytes) {}
+    long estimatedKeys,
+    long diskBytes,
+    long memoryBytes,
+    long pendingCompactionBytes,
+    long writeBatches,
+    long recordsWritten) {}

@@ -96,8 +96,13 @@ public final class FaultyStorageEngine implements StorageEngine {
   }
 
   @Override
-  public CompletableFuture<Boolean> put(Key key, Record record) {
+  public CompletableFuture<Void> put(Key key, Record record) {
     return faulty(() -> delegate.put(key, record));
+  }
+
+  @Override
+  public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return faulty(() -> delegate.putAll(entries));
   }
 
   @Override

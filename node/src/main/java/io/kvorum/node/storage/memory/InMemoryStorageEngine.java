@@ -6,7 +6,6 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
-import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import java.util.ArrayList;
@@ -18,21 +17,33 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
  * A {@link StorageEngine} on the heap. Operations complete on the calling thread; nothing survives
- * the process. Meant for tests of everything above storage.
+ * the process. Meant for tests of everything above storage; it behaves as the RocksDB engine does
+ * (blind writes keeping the last-writer-wins winner, atomic batches, an index of deaths for
+ * purges).
  */
 public final class InMemoryStorageEngine implements StorageEngine {
   private final ConcurrentSkipListMap<Key, Record> records = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListSet<Death> deaths = new ConcurrentSkipListSet<>();
+
+  /**
+   * Single-key operations and scan batches take the shared side; a {@link #putAll} takes the
+   * exclusive side, so no reader sees part of it.
+   */
+  private final ReentrantReadWriteLock batches = new ReentrantReadWriteLock();
+
+  private final LongAdder batchesWritten = new LongAdder();
+  private final LongAdder recordsWritten = new LongAdder();
   private volatile boolean closed;
 
-  private record Death(long atMillis, Key key, Version version) implements Comparable<Death> {
+  private record Death(long atMillis, Key key) implements Comparable<Death> {
     private static final Comparator<Death> ORDER =
-        Comparator.comparingLong(Death::atMillis)
-            .thenComparing(Death::key)
-            .thenComparing(Death::version);
+        Comparator.comparingLong(Death::atMillis).thenComparing(Death::key);
 
     @Override
     public int compareTo(Death other) {
@@ -42,29 +53,42 @@ public final class InMemoryStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Optional<Record>> get(Key key) {
-    return checkOpen("get", key).thenApply(ignored -> Optional.ofNullable(records.get(key)));
+    return checkOpen("get", key)
+        .thenApply(ignored -> shared(() -> Optional.ofNullable(records.get(key))));
   }
 
   @Override
-  public CompletableFuture<Boolean> put(Key key, Record record) {
+  public CompletableFuture<Void> put(Key key, Record record) {
     return checkOpen("put", key)
+        .thenApply(ignored -> shared(() -> offer(List.of(new Entry(key, record)))));
+  }
+
+  @Override
+  public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return checkOpen("put", null)
         .thenApply(
             ignored -> {
-              // Decided by last-writer-wins, not identity: re-putting the stored instance is no
-              // change, as in every other engine. compute may retry; its last call decides.
-              boolean[] superseded = {false};
-              records.compute(
-                  key,
-                  (k, current) -> {
-                    superseded[0] = record.supersedes(current);
-                    return superseded[0] ? record : current;
-                  });
-              boolean applied = superseded[0];
-              if (applied && record.diesAtMillis() != Long.MAX_VALUE) {
-                deaths.add(new Death(record.diesAtMillis(), key, record.version()));
+              batches.writeLock().lock();
+              try {
+                return offer(entries);
+              } finally {
+                batches.writeLock().unlock();
               }
-              return applied;
             });
+  }
+
+  /** Keeps the winner of each record and the stored one, and indexes every record that dies. */
+  private Void offer(List<Entry> entries) {
+    for (Entry entry : entries) {
+      Record record = entry.record();
+      records.merge(entry.key(), record, Record::newest);
+      if (record.diesAtMillis() != Long.MAX_VALUE) {
+        deaths.add(new Death(record.diesAtMillis(), entry.key()));
+      }
+    }
+    batchesWritten.increment();
+    recordsWritten.add(entries.size());
+    return null;
   }
 
   @Override
@@ -75,46 +99,54 @@ public final class InMemoryStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     return checkOpen("purge", null)
-        .thenApply(
-            ignored -> {
-              int examined = 0;
-              int removed = 0;
-              while (examined < limit) {
-                Death death = deaths.pollFirst();
-                if (death == null) {
-                  break;
-                }
-                if (death.atMillis() >= deadBeforeMillis) {
-                  deaths.add(death);
-                  break;
-                }
-                examined++;
-                boolean[] gone = {false};
-                records.computeIfPresent(
-                    death.key(),
-                    (k, current) -> {
-                      boolean same =
-                          current.version().equals(death.version())
-                              && current.diesAtMillis() < deadBeforeMillis;
-                      gone[0] = same;
-                      return same ? null : current;
-                    });
-                if (gone[0]) {
-                  removed++;
-                }
-              }
-              return new PurgeResult(examined, removed);
-            });
+        .thenApply(ignored -> shared(() -> purgeDue(deadBeforeMillis, limit)));
+  }
+
+  private PurgeResult purgeDue(long deadBeforeMillis, int limit) {
+    int examined = 0;
+    int removed = 0;
+    while (examined < limit) {
+      Death death = deaths.pollFirst();
+      if (death == null) {
+        break;
+      }
+      if (death.atMillis() >= deadBeforeMillis) {
+        deaths.add(death);
+        break;
+      }
+      examined++;
+      boolean[] gone = {false};
+      // Atomic per key against concurrent puts: a newer record is never removed.
+      records.computeIfPresent(
+          death.key(),
+          (k, current) -> {
+            gone[0] = current.diesAtMillis() < deadBeforeMillis;
+            return gone[0] ? null : current;
+          });
+      if (gone[0]) {
+        removed++;
+      }
+    }
+    return new PurgeResult(examined, removed);
   }
 
   @Override
   public StorageStats stats() {
-    return new StorageStats(records.size(), 0, 0, 0);
+    return new StorageStats(records.size(), 0, 0, 0, batchesWritten.sum(), recordsWritten.sum());
   }
 
   @Override
   public void close() {
     closed = true;
+  }
+
+  private <T> T shared(Supplier<T> operation) {
+    batches.readLock().lock();
+    try {
+      return operation.get();
+    } finally {
+      batches.readLock().unlock();
+    }
   }
 
   private CompletableFuture<Void> checkOpen(String operation, Key key) {
@@ -136,7 +168,8 @@ public final class InMemoryStorageEngine implements StorageEngine {
 
     @Override
     public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-      return checkOpen("scan", range.start()).thenApply(ignored -> batch(maxEntries, maxBytes));
+      return checkOpen("scan", range.start())
+          .thenApply(ignored -> shared(() -> batch(maxEntries, maxBytes)));
     }
 
     private List<Entry> batch(int maxEntries, long maxBytes) {

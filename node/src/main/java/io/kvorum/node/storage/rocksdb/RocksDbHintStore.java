@@ -25,7 +25,8 @@ import org.rocksdb.WriteBatch;
 /**
  * Hints in their own column family of the node's RocksDB, written through the same write-ahead log
  * as records. Key: target id (length-prefixed), creation time and a sequence number, so a target's
- * hints are contiguous and oldest first; value: the key and the encoded record.
+ * hints are contiguous and oldest first; value: the key (length-prefixed) and the record in {@link
+ * RecordCodec}'s form. Hints are plain puts: the column family has no merge operator.
  */
 final class RocksDbHintStore implements HintStore {
   private final RocksDbStorageEngine engine;
@@ -53,13 +54,10 @@ final class RocksDbHintStore implements HintStore {
   @Override
   public CompletableFuture<Void> add(NodeId target, Key key, Record record, long createdAtMillis) {
     byte[] id = id(target, createdAtMillis, sequence.incrementAndGet());
-    byte[] encoded = RecordCodec.encode(record);
-    byte[] value =
-        ByteBuffer.allocate(Integer.BYTES + key.size() + encoded.length)
-            .putInt(key.size())
-            .put(key.bytes())
-            .put(encoded)
-            .array();
+    int header = Integer.BYTES + key.size();
+    byte[] value = new byte[header + RecordCodec.encodedSize(record)];
+    ByteBuffer.wrap(value).putInt(key.size()).put(key.bytes());
+    RecordCodec.encodeInto(record, value, header);
     return engine.submit(
         "store hint",
         key,
@@ -158,9 +156,9 @@ final class RocksDbHintStore implements HintStore {
     ByteBuffer buffer = ByteBuffer.wrap(value);
     byte[] key = new byte[buffer.getInt()];
     buffer.get(key);
-    byte[] record = Arrays.copyOfRange(value, buffer.position(), value.length);
+    Record record = RecordCodec.decode(value, buffer.position(), value.length - buffer.position());
     long createdAt = ByteBuffer.wrap(id).getLong(id.length - 2 * Long.BYTES);
-    return new Hint(id, target, Key.of(key), RecordCodec.decode(record), createdAt);
+    return new Hint(id, target, Key.of(key), record, createdAt);
   }
 
   private static boolean startsWith(byte[] bytes, byte[] prefix) {

@@ -7,13 +7,31 @@ package io.kvorum.node.storage.rocksdb;
  * @param blockCacheBytes size of the shared block cache for reads
  * @param writeBufferBytes size of one memtable before it is flushed to disk
  * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit but the disk
+ * @param maxQueuedWrites puts that may wait to be written; beyond that they fail at once as
+ *     overloaded
  */
 public record RocksDbSettings(
-    boolean syncWrites, long blockCacheBytes, long writeBufferBytes, long maxDiskBytes) {
+    boolean syncWrites,
+    long blockCacheBytes,
+    long writeBufferBytes,
+    long maxDiskBytes,
+    int maxQueuedWrites) {
+  /** The queue bound of {@link #defaults()}: as many as the node's storage queue by default. */
+  public static final int DEFAULT_MAX_QUEUED_WRITES = 4096;
+
   public RocksDbSettings {
     if (blockCacheBytes <= 0 || writeBufferBytes <= 0 || maxDiskBytes < 0) {
       throw new IllegalArgumentException("RocksDB sizes must be positive");
     }
+    if (maxQueuedWrites < 1) {
+      throw new IllegalArgumentException("maxQueuedWrites must be positive: " + maxQueuedWrites);
+    }
+  }
+
+  /** Settings with the default write queue. */
+  public RocksDbSettings(
+      boolean syncWrites, long blockCacheBytes, long writeBufferBytes, long maxDiskBytes) {
+    this(syncWrites, blockCacheBytes, writeBufferBytes, maxDiskBytes, DEFAULT_MAX_QUEUED_WRITES);
   }
 
   public static RocksDbSettings defaults() {

@@ -7,16 +7,18 @@ import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
-import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
+import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
+import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -24,27 +26,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.rocksdb.AbstractSlice;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
-import org.rocksdb.ColumnFamilyDescriptor;
+import java.util.concurrent.locks.StampedLock;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.CompressionType;
-import org.rocksdb.DBOptions;
-import org.rocksdb.Env;
-import org.rocksdb.LRUCache;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.RocksObject;
 import org.rocksdb.Slice;
-import org.rocksdb.Snapshot;
-import org.rocksdb.SstFileManager;
 import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -55,54 +46,60 @@ import org.rocksdb.WriteOptions;
  * second column family, {@code deaths}, indexes tombstones and expiring values by the time they
  * die, so {@link #purge} visits only records that may be due instead of the whole key space.
  *
- * <p>All RocksDB calls run on the executor given at open. A put reads the stored version and writes
- * under a per-key lock stripe, which makes last-writer-wins atomic per key. The write-ahead log is
- * always on, so a completed put survives a crash of the process; with {@code syncWrites} it is
- * fsynced first and survives a crash of the machine.
+ * <p>Writes are blind: a record is written as a merge operand in {@link RecordCodec}'s form, whose
+ * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
+ * and in compaction. Concurrent puts are written together ({@link WriteCombiner}): one batch, one
+ * write-ahead-log append. All RocksDB calls run on the executor given at open. The log is always
+ * on, so a completed put survives a crash of the process; with {@code syncWrites} it is fsynced
+ * first and survives a crash of the machine.
  */
 public final class RocksDbStorageEngine implements StorageEngine {
-  private static final String DEATHS = "deaths";
-  private static final String HINTS = "hints";
-  private static final int STRIPES = 1024;
+  private static final int GROUP_RECORDS = 512;
+  private static final long GROUP_BYTES = 4L << 20;
+  private static final int PURGE_CHUNK = 64;
+  private static final byte[] NOTHING = new byte[0];
 
   static {
     RocksDB.loadLibrary();
   }
 
   private final Executor executor;
-  private final List<RocksObject> resources;
+  private final RocksDbOptions options;
   private final RocksDB db;
+  private final List<ColumnFamilyHandle> handles;
   private final ColumnFamilyHandle records;
   private final ColumnFamilyHandle deaths;
   private final RocksDbHintStore hints;
-  private final WriteOptions writeOptions;
-  private final ReadOptions pointReads;
-  private final LRUCache blockCache;
-  private final Lock[] stripes = new Lock[STRIPES];
+  private final ReadOptions pointReads = new ReadOptions();
+  private final WriteCombiner combiner;
+
+  /**
+   * Record writes hold the shared side while they write; a purge chunk, which reads records and
+   * then deletes those still dead, holds the exclusive side, so no write lands in between.
+   */
+  private final StampedLock purgeGate = new StampedLock();
+
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-  private final Set<Cursor> cursors = ConcurrentHashMap.newKeySet();
+  private final Set<RocksDbCursor> cursors = ConcurrentHashMap.newKeySet();
+  private final LongAdder batchesWritten = new LongAdder();
+  private final LongAdder recordsWritten = new LongAdder();
   private boolean closed;
 
   private RocksDbStorageEngine(
       Executor executor,
-      List<RocksObject> resources,
+      RocksDbOptions options,
       RocksDB db,
       List<ColumnFamilyHandle> handles,
-      WriteOptions writeOptions,
-      LRUCache blockCache) {
+      int maxQueuedWrites) {
     this.executor = executor;
-    this.resources = resources;
+    this.options = options;
     this.db = db;
+    this.handles = handles;
     this.records = handles.get(0);
     this.deaths = handles.get(1);
-    this.writeOptions = writeOptions;
-    this.pointReads = new ReadOptions();
-    this.blockCache = blockCache;
-    resources.add(pointReads);
-    for (int i = 0; i < STRIPES; i++) {
-      stripes[i] = new ReentrantLock();
-    }
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
+    this.combiner =
+        new WriteCombiner(executor, this::write, maxQueuedWrites, GROUP_RECORDS, GROUP_BYTES);
   }
 
   /**
@@ -110,60 +107,35 @@ public final class RocksDbStorageEngine implements StorageEngine {
    *
    * @param executor runs every RocksDB call; should be bounded and reject when full
    * @throws StorageException if the database cannot be opened (in use by another process,
-   *     unreadable, corrupt)
+   *     unreadable, corrupt, or written in a record format this version cannot read)
    */
   public static RocksDbStorageEngine open(
       Path directory, RocksDbSettings settings, Executor executor) {
-    List<RocksObject> resources = new ArrayList<>();
+    boolean unmarked = FormatMarker.check(directory);
+    RocksDbOptions options;
     try {
-      LRUCache cache = track(resources, new LRUCache(settings.blockCacheBytes()));
-      SstFileManager files = track(resources, new SstFileManager(Env.getDefault()));
-      files.setMaxAllowedSpaceUsage(settings.maxDiskBytes());
-      DBOptions dbOptions =
-          track(resources, new DBOptions())
-              .setCreateIfMissing(true)
-              .setCreateMissingColumnFamilies(true)
-              .setSstFileManager(files)
-              .setMaxBackgroundJobs(Math.max(2, Runtime.getRuntime().availableProcessors()))
-              .setBytesPerSync(1 << 20)
-              .setKeepLogFileNum(5)
-              .setMaxLogFileSize(16 << 20);
-      ColumnFamilyOptions recordOptions =
-          track(resources, new ColumnFamilyOptions())
-              .setWriteBufferSize(settings.writeBufferBytes())
-              .setCompressionType(CompressionType.LZ4_COMPRESSION)
-              .setLevelCompactionDynamicLevelBytes(true)
-              .setTableFormatConfig(
-                  new BlockBasedTableConfig()
-                      .setBlockCache(cache)
-                      .setBlockSize(16 << 10)
-                      .setFilterPolicy(track(resources, new BloomFilter(10)))
-                      .setCacheIndexAndFilterBlocks(true)
-                      .setPinL0FilterAndIndexBlocksInCache(true));
-      ColumnFamilyOptions deathOptions =
-          track(resources, new ColumnFamilyOptions())
-              .setWriteBufferSize(8 << 20)
-              .setCompressionType(CompressionType.LZ4_COMPRESSION);
-      WriteOptions writeOptions =
-          track(resources, new WriteOptions()).setSync(settings.syncWrites());
-      List<ColumnFamilyHandle> handles = new ArrayList<>();
-      RocksDB db =
-          RocksDB.open(
-              dbOptions,
-              directory.toString(),
-              List.of(
-                  new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, recordOptions),
-                  new ColumnFamilyDescriptor(bytes(DEATHS), deathOptions),
-                  new ColumnFamilyDescriptor(bytes(HINTS), deathOptions)),
-              handles);
-      // Handles and the database close before the options they were opened with.
-      List<RocksObject> owned = new ArrayList<>(handles);
-      owned.add(db);
-      owned.addAll(resources.reversed());
-      return new RocksDbStorageEngine(executor, owned, db, handles, writeOptions, cache);
+      options = new RocksDbOptions(settings);
     } catch (RocksDBException e) {
-      resources.reversed().forEach(RocksObject::close);
       throw failure("open " + directory, null, e);
+    }
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    RocksDB db;
+    try {
+      db = RocksDB.open(options.db, directory.toString(), options.families, handles);
+    } catch (RocksDBException e) {
+      options.close();
+      throw failure("open " + directory, null, e);
+    }
+    try {
+      if (unmarked) {
+        FormatMarker.write(directory);
+      }
+      return new RocksDbStorageEngine(executor, options, db, handles, settings.maxQueuedWrites());
+    } catch (RuntimeException e) {
+      handles.forEach(ColumnFamilyHandle::close);
+      db.close();
+      options.close();
+      throw e;
     }
   }
 
@@ -174,99 +146,133 @@ public final class RocksDbStorageEngine implements StorageEngine {
         key,
         () -> {
           byte[] stored = db.get(records, pointReads, key.bytes());
-          return Optional.ofNullable(stored).map(RecordCodec::decode);
+          return stored == null ? Optional.empty() : Optional.of(RecordCodec.decode(stored));
         });
   }
 
   @Override
-  public CompletableFuture<Boolean> put(Key key, Record record) {
-    return submit(
+  public CompletableFuture<Void> put(Key key, Record record) {
+    return combiner.submit(List.of(encode(key, record)));
+  }
+
+  @Override
+  public CompletableFuture<Void> putAll(List<Entry> entries) {
+    if (entries.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<EncodedRecord> encoded = new ArrayList<>(entries.size());
+    for (Entry entry : entries) {
+      encoded.add(encode(entry.key(), entry.record()));
+    }
+    return combiner.submit(encoded);
+  }
+
+  private static EncodedRecord encode(Key key, Record record) {
+    return new EncodedRecord(key, RecordCodec.encode(record), record.diesAtMillis());
+  }
+
+  /**
+   * Writes a group of puts as one batch. Every record write passes here, so this is where a hook
+   * that learns which keys changed (for anti-entropy's hash trees) belongs.
+   */
+  private void write(List<Write> group) {
+    Key only = group.size() == 1 && group.get(0).records.size() == 1 ? key(group) : null;
+    long bytes = 0;
+    for (Write w : group) {
+      bytes += w.bytes + w.records.size() * (Long.BYTES + 16L);
+    }
+    int reserve = (int) Math.min(bytes + 64, Integer.MAX_VALUE);
+    guarded(
         "put",
-        key,
+        only,
         () -> {
-          Lock stripe = stripes[Math.floorMod(key.hashCode(), STRIPES)];
-          stripe.lock();
-          try {
-            if (!supersedesStored(key, record)) {
-              return false;
-            }
-            try (WriteBatch batch = new WriteBatch()) {
-              batch.put(records, key.bytes(), RecordCodec.encode(record));
-              if (record.diesAtMillis() != Long.MAX_VALUE) {
-                batch.put(deaths, deathKey(record.diesAtMillis(), key), versionBytes(record));
+          int count = 0;
+          try (WriteBatch batch = new WriteBatch(reserve)) {
+            for (Write w : group) {
+              for (EncodedRecord r : w.records) {
+                batch.merge(records, r.key().bytes(), r.bytes());
+                if (r.diesAtMillis() != Long.MAX_VALUE) {
+                  batch.put(deaths, deathKey(r.diesAtMillis(), r.key()), NOTHING);
+                }
+                count++;
               }
-              db.write(writeOptions, batch);
             }
-            return true;
-          } finally {
-            stripe.unlock();
+            long stamp = purgeGate.readLock();
+            try {
+              db.write(options.writes, batch);
+            } finally {
+              purgeGate.unlockRead(stamp);
+            }
           }
+          batchesWritten.increment();
+          recordsWritten.add(count);
+          return null;
         });
   }
 
-  /** Reads just the stored header unless versions tie, which needs the whole record to decide. */
-  private boolean supersedesStored(Key key, Record record) throws RocksDBException {
-    byte[] header = new byte[RecordCodec.MAX_HEADER];
-    int size = db.get(records, pointReads, key.bytes(), header);
-    if (size == RocksDB.NOT_FOUND) {
-      return true;
-    }
-    int order = record.version().compareTo(RecordCodec.version(header));
-    if (order != 0) {
-      return order > 0;
-    }
-    byte[] stored = db.get(records, pointReads, key.bytes());
-    return stored == null || record.supersedes(RecordCodec.decode(stored));
+  private static Key key(List<Write> group) {
+    return group.get(0).records.get(0).key();
   }
 
   @Override
   public ScanCursor scan(KeyRange range) {
-    return new Cursor(range);
+    return new RocksDbCursor(this, db, records, range);
   }
 
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
-    return submit(
-        "purge",
-        null,
-        () -> {
-          int examined = 0;
-          int removed = 0;
-          try (Slice upper = new Slice(deathKeyPrefix(deadBeforeMillis));
-              ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-              RocksIterator it = db.newIterator(deaths, options)) {
-            for (it.seekToFirst(); it.isValid() && examined < limit; it.next()) {
-              examined++;
-              byte[] deathKey = it.key();
-              Key key = Key.of(Arrays.copyOfRange(deathKey, Long.BYTES, deathKey.length));
-              if (purgeIfUnchanged(
-                  key, new Version(ByteBuffer.wrap(it.value()).getLong()), deathKey)) {
-                removed++;
-              }
-            }
-            it.status();
-          }
-          return new PurgeResult(examined, removed);
-        });
+    return submit("purge", null, () -> purgeDue(deadBeforeMillis, limit));
   }
 
-  private boolean purgeIfUnchanged(Key key, Version version, byte[] deathKey)
-      throws RocksDBException {
-    Lock stripe = stripes[Math.floorMod(key.hashCode(), STRIPES)];
-    stripe.lock();
-    try (WriteBatch batch = new WriteBatch()) {
-      byte[] header = new byte[RecordCodec.MAX_HEADER];
-      int size = db.get(records, pointReads, key.bytes(), header);
-      boolean unchanged = size != RocksDB.NOT_FOUND && RecordCodec.version(header).equals(version);
-      if (unchanged) {
-        batch.delete(records, key.bytes());
+  private PurgeResult purgeDue(long deadBeforeMillis, int limit) throws RocksDBException {
+    int examined = 0;
+    int removed = 0;
+    try (Slice upper = new Slice(deathKeyPrefix(deadBeforeMillis));
+        ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
+        RocksIterator it = db.newIterator(deaths, bounded)) {
+      it.seekToFirst();
+      while (it.isValid() && examined < limit) {
+        List<byte[]> chunk = new ArrayList<>(PURGE_CHUNK);
+        for (; it.isValid() && examined < limit && chunk.size() < PURGE_CHUNK; it.next()) {
+          chunk.add(it.key());
+          examined++;
+        }
+        removed += purgeChunk(chunk, deadBeforeMillis);
       }
-      batch.delete(deaths, deathKey);
-      db.write(writeOptions, batch);
-      return unchanged;
-    } finally {
-      stripe.unlock();
+      it.status();
     }
+    return new PurgeResult(examined, removed);
+  }
+
+  /**
+   * Deletes the records of {@code deathKeys} that are still dead before the cut-off (a newer write
+   * may have replaced them) and the index entries themselves. Under the exclusive side of the purge
+   * gate: a write landing between the read and the delete would be deleted with the dead record.
+   */
+  private int purgeChunk(List<byte[]> deathKeys, long deadBeforeMillis) throws RocksDBException {
+    List<byte[]> keys = new ArrayList<>(deathKeys.size());
+    for (byte[] deathKey : deathKeys) {
+      keys.add(Arrays.copyOfRange(deathKey, Long.BYTES, deathKey.length));
+    }
+    Set<Key> removed = new HashSet<>();
+    long stamp = purgeGate.writeLock();
+    try (WriteBatch batch = new WriteBatch()) {
+      List<byte[]> stored =
+          db.multiGetAsList(pointReads, Collections.nCopies(keys.size(), records), keys);
+      for (int i = 0; i < keys.size(); i++) {
+        byte[] record = stored.get(i);
+        if (record != null
+            && RecordCodec.diesAtMillis(record) < deadBeforeMillis
+            && removed.add(Key.of(keys.get(i)))) {
+          batch.delete(records, keys.get(i));
+        }
+        batch.delete(deaths, deathKeys.get(i));
+      }
+      db.write(options.writes, batch);
+    } finally {
+      purgeGate.unlockWrite(stamp);
+    }
+    return removed.size();
   }
 
   /** The hints kept in this database, beside the records. */
@@ -280,7 +286,21 @@ public final class RocksDbStorageEngine implements StorageEngine {
   }
 
   WriteOptions writeOptions() {
-    return writeOptions;
+    return options.writes;
+  }
+
+  /** Flushes every memtable and compacts all records: for tests of what compaction keeps. */
+  void compact() {
+    guarded(
+        "compact",
+        null,
+        () -> {
+          try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(flush, records);
+          }
+          db.compactRange(records);
+          return null;
+        });
   }
 
   @Override
@@ -288,13 +308,16 @@ public final class RocksDbStorageEngine implements StorageEngine {
     lifecycle.readLock().lock();
     try {
       if (closed) {
-        return new StorageStats(0, 0, 0, 0);
+        return new StorageStats(0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum());
       }
       return new StorageStats(
           db.getLongProperty(records, "rocksdb.estimate-num-keys"),
           db.getAggregatedLongProperty("rocksdb.live-sst-files-size"),
-          db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables") + blockCache.getUsage(),
-          db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"));
+          db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables")
+              + options.blockCache.getUsage(),
+          db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
+          batchesWritten.sum(),
+          recordsWritten.sum());
     } catch (RocksDBException e) {
       throw failure("stats", null, e);
     } finally {
@@ -310,13 +333,16 @@ public final class RocksDbStorageEngine implements StorageEngine {
         return;
       }
       closed = true;
-      cursors.forEach(Cursor::release);
+      cursors.forEach(RocksDbCursor::release);
       try {
         db.syncWal();
       } catch (RocksDBException e) {
         // Closing anyway: unsynced entries are still in the log the next open replays.
       }
-      resources.forEach(RocksObject::close);
+      handles.forEach(ColumnFamilyHandle::close);
+      db.close();
+      pointReads.close();
+      options.close();
     } finally {
       lifecycle.writeLock().unlock();
     }
@@ -336,7 +362,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     }
   }
 
-  private <T> T guarded(String operation, Key key, RocksCall<T> call) {
+  /** Runs {@code call} unless the engine is closed; RocksDB failures become StorageExceptions. */
+  <T> T guarded(String operation, Key key, RocksCall<T> call) {
     lifecycle.readLock().lock();
     try {
       if (closed) {
@@ -345,6 +372,24 @@ public final class RocksDbStorageEngine implements StorageEngine {
       return call.call();
     } catch (RocksDBException e) {
       throw failure(operation, key, e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  void register(RocksDbCursor cursor) {
+    cursors.add(cursor);
+  }
+
+  void unregister(RocksDbCursor cursor) {
+    cursors.remove(cursor);
+  }
+
+  /** Releases {@code cursor}'s native resources unless {@link #close} is releasing them. */
+  void release(RocksDbCursor cursor) {
+    lifecycle.readLock().lock();
+    try {
+      cursor.release();
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -369,97 +414,5 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   private static byte[] deathKey(long atMillis, Key key) {
     return ByteBuffer.allocate(Long.BYTES + key.size()).putLong(atMillis).put(key.bytes()).array();
-  }
-
-  private static byte[] versionBytes(Record record) {
-    return ByteBuffer.allocate(Long.BYTES).putLong(record.version().value()).array();
-  }
-
-  private static byte[] bytes(String name) {
-    return name.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static <T extends RocksObject> T track(List<RocksObject> resources, T resource) {
-    resources.add(resource);
-    return resource;
-  }
-
-  /** Iterates a snapshot; RocksDB objects are touched only under the cursor's monitor. */
-  private final class Cursor implements ScanCursor {
-    private final KeyRange range;
-    private Snapshot snapshot;
-    private AbstractSlice<?> upperBound;
-    private ReadOptions options;
-    private RocksIterator iterator;
-    private boolean released;
-
-    Cursor(KeyRange range) {
-      this.range = range;
-      this.released = range.isEmpty();
-      cursors.add(this);
-    }
-
-    @Override
-    public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-      return submit("scan", range.start(), () -> batch(maxEntries, maxBytes));
-    }
-
-    private synchronized List<Entry> batch(int maxEntries, long maxBytes) throws RocksDBException {
-      List<Entry> batch = new ArrayList<>();
-      if (released) {
-        return batch;
-      }
-      if (iterator == null) {
-        snapshot = db.getSnapshot();
-        options = new ReadOptions().setSnapshot(snapshot).setFillCache(false);
-        if (range.end().isPresent()) {
-          upperBound = new Slice(range.end().get().bytes());
-          options.setIterateUpperBound(upperBound);
-        }
-        iterator = db.newIterator(records, options);
-        iterator.seek(range.start().bytes());
-      }
-      long bytes = 0;
-      while (iterator.isValid() && batch.size() < maxEntries && bytes < maxBytes) {
-        byte[] value = iterator.value();
-        Entry entry = new Entry(Key.of(iterator.key()), RecordCodec.decode(value));
-        batch.add(entry);
-        bytes += entry.key().size() + entry.record().value().length;
-        iterator.next();
-      }
-      iterator.status();
-      if (batch.isEmpty()) {
-        release();
-      }
-      return batch;
-    }
-
-    @Override
-    public void close() {
-      lifecycle.readLock().lock();
-      try {
-        release();
-      } finally {
-        lifecycle.readLock().unlock();
-      }
-    }
-
-    synchronized void release() {
-      if (released && iterator == null) {
-        cursors.remove(this);
-        return;
-      }
-      released = true;
-      cursors.remove(this);
-      if (iterator != null) {
-        iterator.close();
-        options.close();
-        if (upperBound != null) {
-          upperBound.close();
-        }
-        db.releaseSnapshot(snapshot);
-        iterator = null;
-      }
-    }
   }
 }

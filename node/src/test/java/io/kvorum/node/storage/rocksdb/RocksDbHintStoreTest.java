@@ -11,18 +11,13 @@ import io.kvorum.node.storage.HintStore.Hint;
 import io.kvorum.node.storage.HintStoreContract;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Hints in the node's RocksDB: the contract, and that they survive a restart. */
 class RocksDbHintStoreTest extends HintStoreContract {
-  private static final RocksDbSettings SMALL = new RocksDbSettings(false, 8L << 20, 4L << 20, 0);
-
   @TempDir Path dir;
 
   private ThreadPoolExecutor executor;
@@ -30,20 +25,19 @@ class RocksDbHintStoreTest extends HintStoreContract {
 
   @Override
   protected HintStore newStore() {
-    executor = boundedExecutor(4, 10_000);
+    executor = StorageThreads.bounded(4, 10_000);
     return reopen();
   }
 
   private HintStore reopen() {
-    engine = RocksDbStorageEngine.open(dir, SMALL, executor);
+    engine = RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor);
     return engine.hints();
   }
 
   @AfterEach
   void closeEngine() throws InterruptedException {
     engine.close();
-    executor.shutdownNow();
-    assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(StorageThreads.stop(executor)).isTrue();
   }
 
   @Test
@@ -102,21 +96,5 @@ class RocksDbHintStoreTest extends HintStoreContract {
 
     assertThat(store.pending(target)).isEqualTo(1);
     assertThat(keysOf(oldest(target, 10))).containsExactly("b");
-  }
-
-  private static ThreadPoolExecutor boundedExecutor(int threads, int queue) {
-    AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(
-        threads,
-        threads,
-        0,
-        TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(queue),
-        r -> {
-          Thread t = new Thread(r, "test-storage-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        },
-        new ThreadPoolExecutor.AbortPolicy());
   }
 }

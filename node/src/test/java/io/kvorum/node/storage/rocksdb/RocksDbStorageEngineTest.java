@@ -3,27 +3,30 @@ package io.kvorum.node.storage.rocksdb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageEngineContract;
+import io.kvorum.node.storage.StorageStats;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RocksDbStorageEngineTest extends StorageEngineContract {
-  private static final RocksDbSettings SMALL = new RocksDbSettings(false, 8L << 20, 4L << 20, 0);
+  static final RocksDbSettings SMALL = new RocksDbSettings(false, 8L << 20, 4L << 20, 0);
 
   @TempDir Path dir;
 
@@ -31,15 +34,20 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
 
   @Override
   protected StorageEngine newEngine() {
-    executor = boundedExecutor(4, 10_000);
+    executor = StorageThreads.bounded(4, 10_000);
     return RocksDbStorageEngine.open(dir, SMALL, executor);
   }
 
   @AfterEach
   void stopExecutor() throws InterruptedException {
     // Runs before the contract closes the engine, which needs no executor to close.
-    executor.shutdownNow();
-    assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(StorageThreads.stop(executor)).isTrue();
+  }
+
+  private RocksDbStorageEngine reopen() {
+    engine.close();
+    engine = RocksDbStorageEngine.open(dir, SMALL, executor);
+    return (RocksDbStorageEngine) engine;
   }
 
   @Test
@@ -52,26 +60,53 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     put(key("deleted"), value(900, "before the delete"));
     put(key("deleted"), deleted);
     put(key("expiring"), expiring);
-    put(binary, value(1_003, "binary"));
-    engine.close();
+    putAll(List.of(new Entry(binary, value(1_003, "binary"))));
 
-    engine = RocksDbStorageEngine.open(dir, SMALL, executor);
+    reopen();
 
     assertThat(get(key("live"))).contains(live);
     assertThat(get(key("deleted"))).contains(deleted);
     assertThat(get(key("expiring"))).contains(expiring);
     assertThat(get(binary)).contains(value(1_003, "binary"));
-    assertThat(put(key("deleted"), value(900, "before the delete")))
+    put(key("deleted"), value(900, "before the delete"));
+    assertThat(get(key("deleted")))
         .as("last-writer-wins still holds against what was stored before the restart")
-        .isFalse();
+        .contains(deleted);
+  }
+
+  @Test
+  void winnersSurviveFlushesCompactionAndReopen() {
+    // Operands of one key spread over several files: reads merge across them, compaction too.
+    Random random = new Random(3);
+    List<Record> records = new ArrayList<>();
+    for (int v = 1; v <= 40; v++) {
+      byte[] value = new byte[random.nextInt(64)];
+      random.nextBytes(value);
+      records.add(Record.value(version(v), value, random.nextInt(2) * 1_000_000L, 3));
+    }
+    records.add(Record.tombstone(version(20), 2));
+    Collections.shuffle(records, random);
+    Record winner = records.stream().max(Record.LAST_WRITER_WINS).orElseThrow();
+    RocksDbStorageEngine rocks = (RocksDbStorageEngine) engine;
+    for (int i = 0; i < records.size(); i++) {
+      put(key("k"), records.get(i));
+      if (i % 10 == 9) {
+        rocks.compact();
+      }
+    }
+    assertThat(get(key("k"))).as("merged across memtable and files").contains(winner);
+
+    rocks.compact();
+    assertThat(get(key("k"))).as("after compaction").contains(winner);
+    reopen();
+    assertThat(get(key("k"))).as("after a reopen").contains(winner);
   }
 
   @Test
   void purgeIndexSurvivesReopen() {
     put(key("deleted"), tombstone(1_000));
-    engine.close();
 
-    engine = RocksDbStorageEngine.open(dir, SMALL, executor);
+    reopen();
 
     assertThat(purge(2_000, 100).removed()).isEqualTo(1);
     assertThat(get(key("deleted"))).isEmpty();
@@ -83,12 +118,39 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
         .isInstanceOf(StorageException.class)
         .hasMessageContaining(dir.toString());
 
-    assertThat(put(key("k"), value(1, "v"))).as("the first engine is unharmed").isTrue();
+    put(key("k"), value(1, "v"));
+    assertThat(get(key("k"))).as("the first engine is unharmed").contains(value(1, "v"));
+  }
+
+  @Test
+  void concurrentPutsAreWrittenTogether() throws Exception {
+    ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
+    CountDownLatch release = new CountDownLatch(1);
+    try (RocksDbStorageEngine grouped =
+        RocksDbStorageEngine.open(dir.resolve("grouped"), SMALL, single)) {
+      single.execute(() -> awaitQuietly(release)); // the only thread is busy meanwhile
+      List<CompletableFuture<Void>> puts = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        puts.add(grouped.put(key("k" + i), value(1, "v" + i)));
+      }
+      puts.add(grouped.putAll(List.of(new Entry(key("a"), value(1, "a")))));
+
+      release.countDown();
+      CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+
+      StorageStats stats = grouped.stats();
+      assertThat(stats.recordsWritten()).isEqualTo(101);
+      assertThat(stats.writeBatches()).as("one batch for what queued meanwhile").isOne();
+      assertThat(await(grouped.get(key("k99")))).contains(value(1, "v99"));
+    } finally {
+      release.countDown();
+      assertThat(StorageThreads.stop(single)).isTrue();
+    }
   }
 
   @Test
   void aFullExecutorFailsCallsAtOnceWithOverloaded() throws Exception {
-    ThreadPoolExecutor tiny = boundedExecutor(1, 1);
+    ThreadPoolExecutor tiny = StorageThreads.bounded(1, 1);
     CountDownLatch release = new CountDownLatch(1);
     StorageEngine overloaded = RocksDbStorageEngine.open(dir.resolve("tiny"), SMALL, tiny);
     try {
@@ -97,16 +159,41 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
 
       CompletableFuture<?> get = overloaded.get(key("k"));
       CompletableFuture<?> put = overloaded.put(key("k"), value(1, "v"));
+      CompletableFuture<?> putAll = overloaded.putAll(List.of(new Entry(key("k"), value(1, "v"))));
 
-      for (CompletableFuture<?> call : new CompletableFuture<?>[] {get, put}) {
+      for (CompletableFuture<?> call : List.of(get, put, putAll)) {
         assertThat(call).isCompletedExceptionally();
         assertThatThrownBy(call::join).hasCauseInstanceOf(OverloadedException.class);
       }
     } finally {
       release.countDown();
-      tiny.shutdown();
-      assertThat(tiny.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(StorageThreads.stop(tiny)).isTrue();
       overloaded.close();
+    }
+  }
+
+  @Test
+  void aFullWriteQueueFailsPutsAtOnceWithOverloaded() throws Exception {
+    ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
+    CountDownLatch release = new CountDownLatch(1);
+    RocksDbSettings twoQueued = new RocksDbSettings(false, 8L << 20, 4L << 20, 0, 2);
+    StorageEngine small = RocksDbStorageEngine.open(dir.resolve("queue"), twoQueued, single);
+    try {
+      single.execute(() -> awaitQuietly(release));
+      CompletableFuture<Void> first = small.put(key("a"), value(1, "a"));
+      CompletableFuture<Void> second = small.put(key("b"), value(1, "b"));
+
+      CompletableFuture<Void> third = small.put(key("c"), value(1, "c"));
+
+      assertThat(third).isCompletedExceptionally();
+      assertThatThrownBy(third::join).hasCauseInstanceOf(OverloadedException.class);
+      release.countDown();
+      CompletableFuture.allOf(first, second).get(10, TimeUnit.SECONDS);
+      assertThat(await(small.get(key("b")))).contains(value(1, "b"));
+    } finally {
+      release.countDown();
+      assertThat(StorageThreads.stop(single)).isTrue();
+      small.close();
     }
   }
 
@@ -142,22 +229,6 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     } finally {
       capped.close();
     }
-  }
-
-  private static ThreadPoolExecutor boundedExecutor(int threads, int queue) {
-    AtomicInteger n = new AtomicInteger();
-    return new ThreadPoolExecutor(
-        threads,
-        threads,
-        0,
-        TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(queue),
-        r -> {
-          Thread t = new Thread(r, "test-storage-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        },
-        new ThreadPoolExecutor.AbortPolicy());
   }
 
   private static void awaitQuietly(CountDownLatch latch) {

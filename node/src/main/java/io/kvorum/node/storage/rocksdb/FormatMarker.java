@@ -1,0 +1,124 @@
+package io.kvorum.node.storage.rocksdb;
+
+import io.kvorum.node.core.StorageException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+
+/**
+ * The record format of a database directory, kept in a marker file beside RocksDB's own files
+ * (RocksDB leaves files it does not name alone). Records of another format must never meet the
+ * {@code max} merge operator, which would compare their bytes as if they were this format's, so a
+ * directory is opened only if its marker names this format, or if it holds no records yet (then the
+ * marker is written). A database without a marker but with records was written by kvorum 0.1.
+ */
+final class FormatMarker {
+  static final String FILE = "KVORUM-FORMAT";
+  static final String CURRENT = "kvorum-records-3";
+
+  private FormatMarker() {}
+
+  /**
+   * Refuses {@code directory} if it holds records of another format.
+   *
+   * @return whether the marker is missing and must be written once the database is open
+   * @throws StorageException naming the directory and what to do
+   */
+  static boolean check(Path directory) {
+    Path marker = directory.resolve(FILE);
+    try {
+      if (Files.exists(marker)) {
+        String format = Files.readString(marker, StandardCharsets.UTF_8).strip();
+        if (!format.equals(CURRENT)) {
+          throw refused(directory, "holds records in format '" + format + "', not " + CURRENT);
+        }
+        return false;
+      }
+      if (Files.exists(directory.resolve("CURRENT")) && holdsData(directory)) {
+        throw refused(
+            directory,
+            "holds records in the on-disk format of kvorum 0.1, which this version cannot read:"
+                + " wipe the data directory to start this node afresh");
+      }
+      return true;
+    } catch (IOException e) {
+      throw new StorageException(StorageException.Kind.FAILURE, "open " + directory, null, e);
+    }
+  }
+
+  /** Writes the marker durably: to a temporary file, fsynced, then moved into place. */
+  static void write(Path directory) {
+    Path temporary = directory.resolve(FILE + ".tmp");
+    try {
+      Files.writeString(temporary, CURRENT + "\n", StandardCharsets.UTF_8);
+      try (FileChannel file = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+        file.force(true);
+      }
+      Files.move(temporary, directory.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
+      try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+        dir.force(true);
+      }
+    } catch (IOException e) {
+      throw new StorageException(StorageException.Kind.FAILURE, "open " + directory, null, e);
+    }
+  }
+
+  /** Whether the unmarked database has any record or hint, looked at read-only. */
+  private static boolean holdsData(Path directory) {
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    try (Options listing = new Options();
+        DBOptions options = new DBOptions();
+        ColumnFamilyOptions family =
+            new ColumnFamilyOptions().setMergeOperatorName(RocksDbOptions.MAX_MERGE)) {
+      List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+      for (byte[] name : RocksDB.listColumnFamilies(listing, directory.toString())) {
+        descriptors.add(new ColumnFamilyDescriptor(name, family));
+      }
+      try (RocksDB db = RocksDB.openReadOnly(options, directory.toString(), descriptors, handles)) {
+        try {
+          for (int i = 0; i < descriptors.size(); i++) {
+            String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
+            if (!name.equals(RocksDbOptions.DEATHS) && !isEmpty(db, handles.get(i))) {
+              return true;
+            }
+          }
+          return false;
+        } finally {
+          handles.forEach(ColumnFamilyHandle::close);
+        }
+      }
+    } catch (RocksDBException e) {
+      throw RocksDbStorageEngine.failure("open " + directory, null, e);
+    }
+  }
+
+  private static boolean isEmpty(RocksDB db, ColumnFamilyHandle family) throws RocksDBException {
+    try (RocksIterator it = db.newIterator(family)) {
+      it.seekToFirst();
+      it.status();
+      return !it.isValid();
+    }
+  }
+
+  private static StorageException refused(Path directory, String reason) {
+    return new StorageException(
+        StorageException.Kind.FAILURE,
+        "open " + directory,
+        null,
+        new IllegalStateException(directory + " " + reason));
+  }
+}

@@ -1,0 +1,124 @@
+package io.kvorum.node.storage.rocksdb;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
+import org.rocksdb.LRUCache;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksObject;
+import org.rocksdb.SstFileManager;
+import org.rocksdb.WriteOptions;
+
+/**
+ * How a node's RocksDB is set up, and the native option objects that must outlive it. The column
+ * families: records (the default family: key → {@link RecordCodec} form, merged by {@code max}),
+ * {@code deaths} (the purge index) and {@code hints}. Each setting that departs from RocksDB's
+ * defaults says why; docs/decisions.md lists them for A/B runs.
+ */
+final class RocksDbOptions implements AutoCloseable {
+  static final String DEATHS = "deaths";
+  static final String HINTS = "hints";
+
+  /** RocksDB's built-in merge operator keeping the byte-wise largest operand (max.cc). */
+  static final String MAX_MERGE = "max";
+
+  private static final long MIB = 1 << 20;
+
+  private final List<RocksObject> owned = new ArrayList<>();
+  final DBOptions db;
+  final WriteOptions writes;
+  final LRUCache blockCache;
+  final List<ColumnFamilyDescriptor> families;
+
+  /**
+   * @throws RocksDBException if an option object cannot be made (then none is left open)
+   */
+  RocksDbOptions(RocksDbSettings settings) throws RocksDBException {
+    try {
+      blockCache = own(new LRUCache(settings.blockCacheBytes()));
+      db = own(new DBOptions());
+      writes = own(new WriteOptions()).setSync(settings.syncWrites());
+      families = families(settings);
+      configure(db, own(new SstFileManager(Env.getDefault())), settings);
+    } catch (RocksDBException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private static void configure(DBOptions db, SstFileManager files, RocksDbSettings settings) {
+    files.setMaxAllowedSpaceUsage(settings.maxDiskBytes());
+    db.setCreateIfMissing(true)
+        .setCreateMissingColumnFamilies(true)
+        .setSstFileManager(files)
+        // One flush and one compaction thread on two cores: more would take CPU from requests.
+        // Subcompactions stay at 1 for the same reason.
+        .setMaxBackgroundJobs(Math.max(2, Runtime.getRuntime().availableProcessors()))
+        // Write flushed and compacted files, and the WAL, back to disk in 1 MiB steps instead
+        // of leaving the kernel to write back a burst that stalls the next WAL write(2).
+        .setBytesPerSync(MIB)
+        .setWalBytesPerSync(MIB)
+        // Obsolete files are deleted by a background job, not by the storage thread that
+        // released the last iterator or snapshot pinning them.
+        .setAvoidUnnecessaryBlockingIO(true)
+        .setKeepLogFileNum(5)
+        .setMaxLogFileSize(16 * MIB);
+  }
+
+  private List<ColumnFamilyDescriptor> families(RocksDbSettings settings) {
+    ColumnFamilyOptions small =
+        own(new ColumnFamilyOptions())
+            .setWriteBufferSize(8 * MIB)
+            .setCompressionType(CompressionType.LZ4_COMPRESSION);
+    return List.of(
+        new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, records(settings)),
+        new ColumnFamilyDescriptor(bytes(DEATHS), small),
+        new ColumnFamilyDescriptor(bytes(HINTS), small));
+  }
+
+  private ColumnFamilyOptions records(RocksDbSettings settings) {
+    return own(new ColumnFamilyOptions())
+        .setMergeOperatorName(MAX_MERGE)
+        .setWriteBufferSize(settings.writeBufferBytes())
+        // Every get of a blindly written key reads every memtable (a merge operand never ends
+        // the search as a put would): a whole-key bloom filter skips those without the key.
+        .setMemtablePrefixBloomSizeRatio(0.02)
+        .setMemtableWholeKeyFiltering(true)
+        // Flushes stay uncompressed (cheap, and their files are compacted away soon); the levels
+        // below, which hold nearly all the data, use LZ4.
+        .setCompressionPerLevel(
+            List.of(CompressionType.NO_COMPRESSION, CompressionType.LZ4_COMPRESSION))
+        .setCompressionType(CompressionType.LZ4_COMPRESSION)
+        .setLevelCompactionDynamicLevelBytes(true)
+        .setTableFormatConfig(
+            new BlockBasedTableConfig()
+                .setBlockCache(blockCache)
+                .setBlockSize(16 << 10)
+                .setFilterPolicy(own(new BloomFilter(10)))
+                .setCacheIndexAndFilterBlocks(true)
+                .setPinL0FilterAndIndexBlocksInCache(true));
+  }
+
+  private <T extends RocksObject> T own(T resource) {
+    owned.add(resource);
+    return resource;
+  }
+
+  static byte[] bytes(String name) {
+    return name.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Closes the options, newest first; only once every database opened with them is closed. */
+  @Override
+  public void close() {
+    owned.reversed().forEach(RocksObject::close);
+  }
+}
