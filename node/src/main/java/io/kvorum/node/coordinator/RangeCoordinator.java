@@ -10,6 +10,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.replication.Replicas;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -57,7 +58,8 @@ public final class RangeCoordinator {
                 error ->
                     CompletableFuture.failedFuture(
                         Failures.unwrap(error) instanceof PeerUnavailableException
-                            ? new NotEnoughReplicasException(sources, sources - 1)
+                            ? new NotEnoughReplicasException(
+                                sources, sources - 1, Map.of(), List.of())
                             : error)));
   }
 }

@@ -2,6 +2,8 @@ package io.kvorum.node.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
@@ -15,6 +17,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -108,12 +111,39 @@ class OpenApiConformanceTest {
     }
   }
 
+  @Test
+  @SuppressWarnings("unchecked")
+  void aNotEnoughReplicasBodyCarriesEveryDocumentedMember() throws Exception {
+    Map<String, Object> schemas =
+        (Map<String, Object>) ((Map<String, Object>) document().get("components")).get("schemas");
+    List<Map<String, Object>> parts =
+        (List<Map<String, Object>>)
+            ((Map<String, Object>) schemas.get("NotEnoughReplicasProblem")).get("allOf");
+    List<String> members = (List<String>) parts.get(1).get("required");
+
+    storage.delay(Duration.ofSeconds(1));
+    RawHttpConnection.Response response;
+    try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
+      response = raw.request("GET", "/v0/entity?id=k");
+    }
+
+    assertThat(response.status()).isEqualTo(504);
+    JsonNode body = new ObjectMapper().readTree(response.body());
+    assertThat(members).isNotEmpty().allSatisfy(m -> assertThat(body.has(m)).as(m).isTrue());
+    assertThat(body.path("failed").isObject()).isTrue();
+    assertThat(body.path("pending").isArray()).isTrue();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> document() throws IOException {
+    try (InputStream in = KvorumApi.class.getResourceAsStream(KvorumApi.OPENAPI_RESOURCE)) {
+      return new Yaml().load(in);
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private static Set<String> documentedAnswers() throws Exception {
-    Map<String, Object> doc;
-    try (InputStream in = KvorumApi.class.getResourceAsStream(KvorumApi.OPENAPI_RESOURCE)) {
-      doc = new Yaml().load(in);
-    }
+    Map<String, Object> doc = document();
     Set<String> answers = new TreeSet<>();
     Map<String, Object> paths = (Map<String, Object>) doc.get("paths");
     paths.forEach(
