@@ -10,6 +10,7 @@ import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.RangeReader;
 import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.ProcessCluster;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
@@ -94,6 +96,66 @@ class ClusterProcessIT {
         }
         cluster.restart(1);
       }
+    }
+  }
+
+  /**
+   * Issue 11, part 3: a full range through node-0 loses node-2 (SIGKILL) a third of the way
+   * through; every key also lives on node-0 and node-1, so the range carries on and is complete.
+   */
+  @Test
+  void aFullRangeIsCompleteThoughANodeIsKilledAThirdOfTheWayThrough() throws Exception {
+    int count = 20_000;
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      expected.add(String.format("range/%05d", i));
+    }
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      writeAll(cluster, expected, Consistency.of(3, 3));
+      List<String> seen = new ArrayList<>();
+      boolean complete;
+      try (KvorumClient kv = cluster.client(0);
+          RangeReader range = kv.range(utf8("range/"), utf8("range0"))) {
+        while (range.hasNext()) {
+          seen.add(range.next().keyUtf8());
+          if (seen.size() == count / 3) {
+            cluster.node(2).kill();
+          }
+        }
+        complete = range.complete();
+      }
+      assertThat(cluster.node(0).stdout())
+          .as("node-2 was lost while the range streamed")
+          .contains("lost node-2");
+      assertThat(complete).as("final chunk present").isTrue();
+      assertThat(seen).as("every key once, in order").containsExactlyElementsOf(expected);
+    }
+  }
+
+  /** Writes every key (a 2 KiB value each) through node-0 and node-1, four writers at a time. */
+  private static void writeAll(ProcessCluster cluster, List<String> keys, Consistency consistency)
+      throws Exception {
+    byte[] value = new byte[2048];
+    ExecutorService writers = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        int writer = w;
+        done.add(
+            writers.submit(
+                () -> {
+                  try (KvorumClient kv = cluster.client(writer % 2)) {
+                    for (int i = writer; i < keys.size(); i += 4) {
+                      kv.put(utf8(keys.get(i)), value, consistency);
+                    }
+                  }
+                }));
+      }
+      for (Future<?> writer : done) {
+        writer.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      writers.shutdownNow();
     }
   }
 

@@ -65,32 +65,129 @@ class ClusterRangeAndViewTest {
   }
 
   @Test
-  void aRangeIsCutOffWhenANodeFailsMidway() throws Exception {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
-      byte[] value = new byte[512];
-      for (int i = 0; i < 3000; i++) {
-        cluster.client(1).put(utf8(String.format("cut/%04d", i)), value, Consistency.of(1, 1));
-      }
-      // n3's batches come slowly, so the range is still streaming when n3 drops off.
-      cluster.network().delay(cluster.id(1), cluster.id(3), Duration.ofMillis(40));
+  void aRangeCarriesOnFromTheOthersWhenANodeFailsMidway() throws Exception {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 3);
+
+      RawHttpConnection.Response response = rangeLosing(cluster, 3);
+
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.complete()).as("final chunk present").isTrue();
+      assertThat(keysOf(response)).as("every key once, in order").containsExactlyElementsOf(keys);
+    }
+  }
+
+  @Test
+  void aRangeOfKeysOnEveryNodeCarriesOnWithOneNodeLeft() throws Exception {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 3);
+
+      RawHttpConnection.Response response = rangeLosing(cluster, 2, 3);
+
+      assertThat(response.complete()).as("final chunk present").isTrue();
+      assertThat(keysOf(response)).containsExactlyElementsOf(keys);
+    }
+  }
+
+  @Test
+  void aRangeIsCutOffOnceTheNodesLeftMayNotHoldEveryKey() throws Exception {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 2);
+
+      RawHttpConnection.Response oneLost = rangeLosing(cluster, 3);
+      assertThat(oneLost.complete()).as("two copies of each key, one node lost").isTrue();
+      assertThat(keysOf(oneLost)).containsExactlyElementsOf(keys);
+      cluster.heal();
+
+      RawHttpConnection.Response twoLost = rangeLosing(cluster, 2, 3);
+      assertThat(twoLost.status()).isEqualTo(200);
+      assertThat(twoLost.complete()).as("two copies of each key, two nodes lost").isFalse();
+      assertThat(keysOf(twoLost))
+          .as("what came before the cut is in order, without repeats")
+          .isNotEmpty()
+          .hasSizeLessThan(keys.size())
+          .isSubsetOf(keys)
+          .isSorted()
+          .doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void aRangeOfSingleCopyKeysIsCutOffWhenANodeFailsMidway() throws Exception {
+    try (LocalCluster cluster = slowCluster()) {
+      write(cluster, 3000, 1);
+
+      RawHttpConnection.Response response = rangeLosing(cluster, 3);
+
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.chunks()).isNotEmpty().hasSizeLessThan(3000);
+      assertThat(response.complete()).as("final chunk present").isFalse();
+    }
+  }
+
+  @Test
+  void aRangeOfSingleCopyKeysWithANodeDownIs504NamingIt() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      write(cluster, 30, 1);
+      cluster.stop(3);
       try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
-        raw.write("GET /v0/entities?start=cut/ HTTP/1.1\r\nHost: x\r\n\r\n");
-        Thread.startVirtualThread(
-            () -> {
-              try {
-                Thread.sleep(100);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              cluster.isolate(3);
-            });
-        RawHttpConnection.Response response = raw.readResponse();
-        assertThat(response.status()).isEqualTo(200);
-        assertThat(response.chunks()).isNotEmpty().hasSizeLessThan(3000);
-        assertThat(response.complete()).as("final chunk present").isFalse();
+        RawHttpConnection.Response response = raw.request("GET", "/v0/entities?start=cut/");
+        assertThat(response.status()).isEqualTo(504);
+        JsonNode problem = JSON.readTree(response.body());
+        assertThat(problem.path("failed").path("n3").asText()).startsWith("not available");
       }
     }
+  }
+
+  private static LocalCluster slowCluster() {
+    return LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)));
+  }
+
+  /** Writes {@code count} keys {@code cut/0000}… with {@code from} copies; returns them sorted. */
+  private static List<String> write(LocalCluster cluster, int count, int from) {
+    byte[] value = new byte[512];
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String key = String.format("cut/%04d", i);
+      cluster.client(1 + i % 3).put(utf8(key), value, Consistency.of(from, from));
+      keys.add(key);
+    }
+    return keys;
+  }
+
+  /**
+   * A full range through n1 during which {@code lost} drop off the network; their batches come
+   * slowly, so the range is still streaming when they do.
+   */
+  private static RawHttpConnection.Response rangeLosing(LocalCluster cluster, Integer... lost)
+      throws Exception {
+    for (int node : lost) {
+      cluster.network().delay(cluster.id(1), cluster.id(node), Duration.ofMillis(40));
+    }
+    try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
+      raw.write("GET /v0/entities?start=cut/ HTTP/1.1\r\nHost: x\r\n\r\n");
+      Thread.startVirtualThread(
+          () -> {
+            try {
+              Thread.sleep(100);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            for (int node : lost) {
+              cluster.isolate(node);
+            }
+          });
+      return raw.readResponse();
+    }
+  }
+
+  private static List<String> keysOf(RawHttpConnection.Response response) {
+    List<String> keys = new ArrayList<>();
+    for (byte[] chunk : response.chunks()) {
+      String text = new String(chunk, UTF_8);
+      keys.add(text.substring(0, text.indexOf('\n')));
+    }
+    return keys;
   }
 
   @Test

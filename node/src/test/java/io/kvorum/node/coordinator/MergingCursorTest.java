@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
@@ -183,8 +184,7 @@ class MergingCursorTest {
           public void close() {}
         };
 
-    try (ScanCursor merged =
-        new MergingCursor(List.of(healthy.scan(KeyRange.from(key("a"))), failing), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(healthy.scan(KeyRange.from(key("a"))), failing))) {
       assertThat(merged.next(10, FOREVER))
           .failsWithin(WAIT)
           .withThrowableOfType(ExecutionException.class)
@@ -200,7 +200,7 @@ class MergingCursorTest {
     ScriptedCursor b =
         new ScriptedCursor(Runnable::run, List.of(entries("b", "d", "f", "h", "i", "j")));
 
-    try (ScanCursor merged = new MergingCursor(List.of(a, b), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(a, b))) {
       List<String> seen = new ArrayList<>();
       Throwable failure = null;
       while (failure == null) {
@@ -221,12 +221,93 @@ class MergingCursorTest {
   }
 
   @Test
+  void aSourceFailingMidwayIsDroppedAndTheOthersCarryOnFromTheLastKeyPassedOn() {
+    List<List<Entry>> all = List.of(entriesOn(3, "a", "b", "c"), entriesOn(3, "d", "e", "f"));
+    ScriptedCursor n1 = new ScriptedCursor(Runnable::run, all);
+    ScriptedCursor n2 = new ScriptedCursor(Runnable::run, all);
+    ScriptedCursor n3 = new ScriptedCursor(Runnable::run, all);
+    n3.failAfterBatches(1);
+
+    List<Entry> merged = readAll(covered(3, n1, n2, n3), 2, FOREVER);
+
+    assertThat(keys(merged)).containsExactly("a", "b", "c", "d", "e", "f");
+    assertThat(n3.closed.get()).as("the failed source is let go").isTrue();
+  }
+
+  @Test
+  void losingAsManyNodesAsTheKeysHaveCopiesEndsTheMerge() {
+    List<List<Entry>> all = List.of(entriesOn(2, "a", "b"), entriesOn(2, "c", "d"));
+    ScriptedCursor n1 = new ScriptedCursor(Runnable::run, all);
+    ScriptedCursor n2 = new ScriptedCursor(Runnable::run, all);
+    ScriptedCursor n3 = new ScriptedCursor(Runnable::run, all);
+    n2.failAfterBatches(1);
+    n3.failAfterBatches(1);
+
+    try (ScanCursor merged = covered(3, n1, n2, n3)) {
+      assertThat(keys(await(merged.next(2, FOREVER)))).containsExactly("a", "b");
+      assertThat(merged.next(2, FOREVER))
+          .failsWithin(WAIT)
+          .withThrowableOfType(ExecutionException.class)
+          .havingCause()
+          .as("both lost nodes failed the same typed way: that is the failure")
+          .isInstanceOf(StorageException.class);
+      assertThat(merged.next(2, FOREVER)).as("the failure sticks").isCompletedExceptionally();
+    }
+  }
+
+  @Test
+  void aKeyWithFewerCopiesSeenAfterALossEndsTheMerge() {
+    ScriptedCursor n1 =
+        new ScriptedCursor(
+            Runnable::run, List.of(entriesOn(3, "a", "b"), entriesOn(1, "c"), entriesOn(3, "d")));
+    ScriptedCursor n2 =
+        new ScriptedCursor(Runnable::run, List.of(entriesOn(3, "a", "b"), entriesOn(3, "d")));
+    n2.failAfterBatches(1);
+
+    List<String> passedOn = new ArrayList<>();
+    Throwable failure = null;
+    try (ScanCursor merged = covered(2, n1, n2)) {
+      while (failure == null) {
+        try {
+          List<Entry> batch = merged.next(1, FOREVER).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+          if (batch.isEmpty()) {
+            break;
+          }
+          passedOn.addAll(keys(batch));
+        } catch (Exception e) {
+          failure = e;
+        }
+      }
+    }
+
+    assertThat(failure)
+        .as("a single-copy key shows the lost node may have held others")
+        .isNotNull();
+    assertThat(passedOn).containsExactly("a", "b");
+  }
+
+  @Test
+  void whatAFailedSourceHandedOverStillCounts() {
+    Record older = Record.value(version(1), bytes("older"), Record.NO_EXPIRY, 2);
+    Record newer = Record.value(version(2), bytes("newer"), Record.NO_EXPIRY, 2);
+    ScriptedCursor n1 =
+        new ScriptedCursor(Runnable::run, List.of(List.of(new Entry(key("k"), older))));
+    ScriptedCursor n2 =
+        new ScriptedCursor(Runnable::run, List.of(List.of(new Entry(key("k"), newer))));
+    n2.failAfterBatches(1);
+
+    List<Entry> merged = readAll(covered(2, n1, n2), 10, FOREVER);
+
+    assertThat(values(merged)).containsExactly("newer");
+  }
+
+  @Test
   void closeClosesEverySource() {
     ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of(entries("a")));
     ScriptedCursor b = new ScriptedCursor(Runnable::run, List.of(entries("b")));
     ScriptedCursor c = new ScriptedCursor(Runnable::run, List.of());
 
-    MergingCursor merged = new MergingCursor(List.of(a, b, c), () -> NOW);
+    MergingCursor merged = strict(List.of(a, b, c));
     await(merged.next(1, FOREVER));
     merged.close();
 
@@ -236,7 +317,7 @@ class MergingCursorTest {
   @Test
   void anEmptyMergeEndsAtOnce() {
     ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of());
-    try (ScanCursor merged = new MergingCursor(List.of(a), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(a))) {
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
     }
@@ -263,7 +344,7 @@ class MergingCursorTest {
     ScriptedCursor a = new ScriptedCursor(late, batchesA);
     ScriptedCursor b = new ScriptedCursor(late, batchesB);
 
-    List<Entry> merged = readAll(new MergingCursor(List.of(a, b), () -> NOW), 5, FOREVER);
+    List<Entry> merged = readAll(strict(List.of(a, b)), 5, FOREVER);
 
     assertThat(a.overlapping.get() + b.overlapping.get())
         .as("calls to a source while its previous batch was on the way")
@@ -352,7 +433,25 @@ class MergingCursorTest {
     for (InMemoryStorageEngine source : sources) {
       cursors.add(source.scan(KeyRange.from(Key.of(new byte[] {0x00}))));
     }
-    return new MergingCursor(cursors, () -> NOW);
+    return strict(cursors);
+  }
+
+  /** A merge that needs every source: the first failure ends it. */
+  private static MergingCursor strict(List<ScanCursor> cursors) {
+    return new MergingCursor(cursors, () -> NOW, coverage(cursors.size(), 1));
+  }
+
+  /** A merge that carries on while fewer than {@code defaultFrom} sources are lost. */
+  private static MergingCursor covered(int defaultFrom, ScanCursor... cursors) {
+    return new MergingCursor(List.of(cursors), () -> NOW, coverage(cursors.length, defaultFrom));
+  }
+
+  private static RangeCoverage coverage(int nodes, int defaultFrom) {
+    List<NodeId> ids = new ArrayList<>();
+    for (int i = 1; i <= nodes; i++) {
+      ids.add(NodeId.of("n" + i));
+    }
+    return new RangeCoverage(KeyRange.from(key("a")), nodes, defaultFrom, ids);
   }
 
   private static List<Entry> readAll(ScanCursor cursor, int maxEntries, long maxBytes) {
@@ -381,6 +480,16 @@ class MergingCursorTest {
 
   private static List<Entry> entries(String... keys) {
     return Arrays.stream(keys).map(k -> new Entry(key(k), live(1, "value of " + k))).toList();
+  }
+
+  private static List<Entry> entriesOn(int from, String... keys) {
+    return Arrays.stream(keys)
+        .map(
+            k ->
+                new Entry(
+                    key(k),
+                    Record.value(version(1), bytes("value of " + k), Record.NO_EXPIRY, from)))
+        .toList();
   }
 
   private static void put(InMemoryStorageEngine engine, Key key, Record record) {
