@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Clusters of real node processes talking gRPC, killed and restarted for real. */
@@ -70,6 +71,7 @@ class ClusterProcessIT {
    * race it guards against showed in about one run of four.
    */
   @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aReturningNodeHoldsTheHintsOfARestartedCoordinatorWhenItReportsReady() throws Exception {
     try (ProcessCluster cluster = new ProcessCluster(work, 2).start()) {
       for (int round = 0; round < 3; round++) {
@@ -104,6 +106,7 @@ class ClusterProcessIT {
    * through; every key also lives on node-0 and node-1, so the range carries on and is complete.
    */
   @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void aFullRangeIsCompleteThoughANodeIsKilledAThirdOfTheWayThrough() throws Exception {
     int count = 20_000;
     List<String> expected = new ArrayList<>();
