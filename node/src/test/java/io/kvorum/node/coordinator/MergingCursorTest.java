@@ -13,17 +13,13 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -221,87 +217,6 @@ class MergingCursorTest {
   }
 
   @Test
-  void aSourceFailingMidwayIsDroppedAndTheOthersCarryOnFromTheLastKeyPassedOn() {
-    List<List<Entry>> all = List.of(entriesOn(3, "a", "b", "c"), entriesOn(3, "d", "e", "f"));
-    ScriptedCursor n1 = new ScriptedCursor(Runnable::run, all);
-    ScriptedCursor n2 = new ScriptedCursor(Runnable::run, all);
-    ScriptedCursor n3 = new ScriptedCursor(Runnable::run, all);
-    n3.failAfterBatches(1);
-
-    List<Entry> merged = readAll(covered(3, n1, n2, n3), 2, FOREVER);
-
-    assertThat(keys(merged)).containsExactly("a", "b", "c", "d", "e", "f");
-    assertThat(n3.closed.get()).as("the failed source is let go").isTrue();
-  }
-
-  @Test
-  void losingAsManyNodesAsTheKeysHaveCopiesEndsTheMerge() {
-    List<List<Entry>> all = List.of(entriesOn(2, "a", "b"), entriesOn(2, "c", "d"));
-    ScriptedCursor n1 = new ScriptedCursor(Runnable::run, all);
-    ScriptedCursor n2 = new ScriptedCursor(Runnable::run, all);
-    ScriptedCursor n3 = new ScriptedCursor(Runnable::run, all);
-    n2.failAfterBatches(1);
-    n3.failAfterBatches(1);
-
-    try (ScanCursor merged = covered(3, n1, n2, n3)) {
-      assertThat(keys(await(merged.next(2, FOREVER)))).containsExactly("a", "b");
-      assertThat(merged.next(2, FOREVER))
-          .failsWithin(WAIT)
-          .withThrowableOfType(ExecutionException.class)
-          .havingCause()
-          .as("both lost nodes failed the same typed way: that is the failure")
-          .isInstanceOf(StorageException.class);
-      assertThat(merged.next(2, FOREVER)).as("the failure sticks").isCompletedExceptionally();
-    }
-  }
-
-  @Test
-  void aKeyWithFewerCopiesSeenAfterALossEndsTheMerge() {
-    ScriptedCursor n1 =
-        new ScriptedCursor(
-            Runnable::run, List.of(entriesOn(3, "a", "b"), entriesOn(1, "c"), entriesOn(3, "d")));
-    ScriptedCursor n2 =
-        new ScriptedCursor(Runnable::run, List.of(entriesOn(3, "a", "b"), entriesOn(3, "d")));
-    n2.failAfterBatches(1);
-
-    List<String> passedOn = new ArrayList<>();
-    Throwable failure = null;
-    try (ScanCursor merged = covered(2, n1, n2)) {
-      while (failure == null) {
-        try {
-          List<Entry> batch = merged.next(1, FOREVER).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-          if (batch.isEmpty()) {
-            break;
-          }
-          passedOn.addAll(keys(batch));
-        } catch (Exception e) {
-          failure = e;
-        }
-      }
-    }
-
-    assertThat(failure)
-        .as("a single-copy key shows the lost node may have held others")
-        .isNotNull();
-    assertThat(passedOn).containsExactly("a", "b");
-  }
-
-  @Test
-  void whatAFailedSourceHandedOverStillCounts() {
-    Record older = Record.value(version(1), bytes("older"), Record.NO_EXPIRY, 2);
-    Record newer = Record.value(version(2), bytes("newer"), Record.NO_EXPIRY, 2);
-    ScriptedCursor n1 =
-        new ScriptedCursor(Runnable::run, List.of(List.of(new Entry(key("k"), older))));
-    ScriptedCursor n2 =
-        new ScriptedCursor(Runnable::run, List.of(List.of(new Entry(key("k"), newer))));
-    n2.failAfterBatches(1);
-
-    List<Entry> merged = readAll(covered(2, n1, n2), 10, FOREVER);
-
-    assertThat(values(merged)).containsExactly("newer");
-  }
-
-  @Test
   void closeClosesEverySource() {
     ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of(entries("a")));
     ScriptedCursor b = new ScriptedCursor(Runnable::run, List.of(entries("b")));
@@ -352,59 +267,6 @@ class MergingCursorTest {
     assertThat(keys(merged)).containsExactlyElementsOf(expected);
   }
 
-  // ---- a scripted source ----------------------------------------------------------------------
-
-  /**
-   * A source that hands out the given batches, then empty ones, each completed on {@code
-   * completions}. Like the gRPC cursor, it refuses a call made while the previous one is pending.
-   */
-  private static final class ScriptedCursor implements ScanCursor {
-    private final Executor completions;
-    private final Deque<List<Entry>> batches;
-    final AtomicBoolean closed = new AtomicBoolean();
-    final AtomicInteger overlapping = new AtomicInteger();
-    private final AtomicBoolean pending = new AtomicBoolean();
-    private int failAfter = -1;
-    private int served;
-
-    ScriptedCursor(Executor completions, List<List<Entry>> batches) {
-      this.completions = completions;
-      this.batches = new ArrayDeque<>(batches);
-    }
-
-    void failAfterBatches(int batches) {
-      this.failAfter = batches;
-    }
-
-    @Override
-    public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-      if (!pending.compareAndSet(false, true)) {
-        overlapping.incrementAndGet();
-        return CompletableFuture.failedFuture(
-            new IllegalStateException("next() called before the previous batch arrived"));
-      }
-      CompletableFuture<List<Entry>> result = new CompletableFuture<>();
-      completions.execute(
-          () -> {
-            pending.set(false);
-            if (failAfter >= 0 && served >= failAfter) {
-              result.completeExceptionally(
-                  new StorageException(StorageException.Kind.FAILURE, "scan", null, null));
-              return;
-            }
-            served++;
-            List<Entry> batch = batches.poll();
-            result.complete(batch == null ? List.of() : batch);
-          });
-      return result;
-    }
-
-    @Override
-    public void close() {
-      closed.set(true);
-    }
-  }
-
   // ---- helpers --------------------------------------------------------------------------------
 
   private InMemoryStorageEngine engine(String... keys) {
@@ -441,11 +303,6 @@ class MergingCursorTest {
     return new MergingCursor(cursors, () -> NOW, coverage(cursors.size(), 1));
   }
 
-  /** A merge that carries on while fewer than {@code defaultFrom} sources are lost. */
-  private static MergingCursor covered(int defaultFrom, ScanCursor... cursors) {
-    return new MergingCursor(List.of(cursors), () -> NOW, coverage(cursors.length, defaultFrom));
-  }
-
   private static RangeCoverage coverage(int nodes, int defaultFrom) {
     List<NodeId> ids = new ArrayList<>();
     for (int i = 1; i <= nodes; i++) {
@@ -480,16 +337,6 @@ class MergingCursorTest {
 
   private static List<Entry> entries(String... keys) {
     return Arrays.stream(keys).map(k -> new Entry(key(k), live(1, "value of " + k))).toList();
-  }
-
-  private static List<Entry> entriesOn(int from, String... keys) {
-    return Arrays.stream(keys)
-        .map(
-            k ->
-                new Entry(
-                    key(k),
-                    Record.value(version(1), bytes("value of " + k), Record.NO_EXPIRY, from)))
-        .toList();
   }
 
   private static void put(InMemoryStorageEngine engine, Key key, Record record) {
