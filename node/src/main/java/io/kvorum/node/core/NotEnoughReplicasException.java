@@ -17,6 +17,11 @@ public final class NotEnoughReplicasException extends KvorumException {
   private final Map<NodeId, String> failed;
   private final List<NodeId> pending;
 
+  /** Fewer than {@code required} answered, without details of the others. */
+  public NotEnoughReplicasException(int required, int answered) {
+    this(required, answered, Map.of(), List.of());
+  }
+
   public NotEnoughReplicasException(
       int required, int answered, Map<NodeId, String> failed, List<NodeId> pending) {
     super(message(required, answered, failed, pending), null);
