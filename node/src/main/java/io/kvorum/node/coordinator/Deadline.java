@@ -12,7 +12,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The request timeout: a quorum not reached within it fails with {@link NotEnoughReplicasException}
- * saying how many replicas answered in time.
+ * saying how many replicas answered in time, which failed and which did not answer.
  */
 final class Deadline {
   private final TimeLimiter limiter;
@@ -34,8 +34,7 @@ final class Deadline {
             error -> {
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
               if (cause instanceof TimeoutException) {
-                return CompletableFuture.failedFuture(
-                    new NotEnoughReplicasException(call.quorum().ack(), call.successCount()));
+                return CompletableFuture.failedFuture(call.notEnoughReplicas());
               }
               return CompletableFuture.failedFuture(cause);
             });
