@@ -12,11 +12,16 @@
 # 5. bad values that must be refused with a message naming them (values.schema.json and the
 #    templates' own checks);
 # 6. every option of docs/configuration.md is a value (derived, or a key of config);
-# 7. the packaged chart leaves out the tests and the CI values (.helmignore).
+# 7. the alerting rules: promtool check rules on both renders, promtool test rules
+#    (kvorum/tests/promtool/alerts.yaml), and every alert explained in docs/operations.md;
+# 8. the Grafana dashboard (kvorum/dashboards/*.json): well-formed, every panel on the data source
+#    variable (MonitoringQueriesTest checks that every metric it queries exists on a node);
+# 9. the packaged chart leaves out the tests and the CI values (.helmignore).
 #
 # The tools are installed on first use into $KVORUM_TOOLS (default ~/.cache/kvorum-tools), through
-# the Go module proxy and PyPI, and reused after: helm, helm-unittest, kubernetes-validate. Needs Go
-# 1.24+ and Python 3 for that first install (about 4 minutes; later runs take seconds).
+# the Go module proxy and PyPI, and reused after: helm, helm-unittest, promtool,
+# kubernetes-validate. Needs Go 1.24+ and Python 3 for that first install (about 6 minutes; later
+# runs take seconds).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -26,14 +31,18 @@ HELM_VERSION=v3.22.0
 # template`'s .Capabilities): the one of its client libraries, as in helm's release builds.
 HELM_KUBE_MINOR=37
 UNITTEST_VERSION=v1.1.2
+# Prometheus's module at v0.54.1 is the newest whose promtool builds through the module proxy here.
+PROMTOOL_VERSION=v0.54.1
 VALIDATE_VERSION=1.37.0
 KUBE_VERSIONS=(1.27.0 1.37.0)
-# Not a Kubernetes kind, so no bundled schema: its fields are pinned by
-# tests/servicemonitor_test.yaml instead.
-UNVALIDATED_KINDS="ServiceMonitor"
+# Not Kubernetes kinds, so no bundled schema: their fields are pinned by
+# tests/servicemonitor_test.yaml and tests/prometheusrule_test.yaml instead (and promtool checks
+# the rules themselves).
+UNVALIDATED_KINDS="ServiceMonitor|PrometheusRule"
 
 HELM="$TOOLS/helm"
 UNITTEST="$TOOLS/helm-unittest-$UNITTEST_VERSION"
+PROMTOOL="$TOOLS/promtool-$PROMTOOL_VERSION"
 VALIDATE="$TOOLS/venv/bin/kubernetes-validate"
 OUT=target
 started=$SECONDS
@@ -75,6 +84,24 @@ install_unittest() {
   (cd "$src" && GOFLAGS=-buildvcs=false go build -o "$UNITTEST.partial" ./cmd/helm-unittest)
   rm -rf "$src"
   mv "$UNITTEST.partial" "$UNITTEST"
+}
+
+install_promtool() {
+  [ -x "$PROMTOOL" ] && return
+  need_go "promtool $PROMTOOL_VERSION" "$PROMTOOL"
+  echo "installing promtool $PROMTOOL_VERSION into $TOOLS (about 2 minutes the first time)"
+  # Neither `go install` of a newer version (a dependency the proxy refuses) nor of this one
+  # (replace directives) works: build a copy of the module, as for helm-unittest.
+  local dir src
+  dir=$(go mod download -json "github.com/prometheus/prometheus@$PROMTOOL_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -d "$dir" ] || die "go mod download gave no directory for prometheus"
+  src=$(mktemp -d)
+  cp -r "$dir/." "$src"
+  chmod -R u+w "$src"
+  (cd "$src" && GOFLAGS=-buildvcs=false go build -o "$PROMTOOL.partial" ./cmd/promtool)
+  rm -rf "$src"
+  mv "$PROMTOOL.partial" "$PROMTOOL"
 }
 
 install_validate() {
@@ -120,19 +147,24 @@ refuse() {
 step "tools"
 install_helm
 install_unittest
+install_promtool
 install_validate
 "$HELM" version --short
-echo "helm-unittest $UNITTEST_VERSION, kubernetes-validate $("$VALIDATE" --version)"
+echo "helm-unittest $UNITTEST_VERSION, promtool $PROMTOOL_VERSION," \
+  "kubernetes-validate $("$VALIDATE" --version)"
 
 step "helm lint --strict"
 "$HELM" lint --strict kvorum
 "$HELM" lint --strict kvorum -f kvorum/ci/production-values.yaml
 
 step "helm template: defaults, and ci/production-values.yaml"
-mkdir -p "$OUT"
+mkdir -p "$OUT/promtool"
 "$HELM" template kvorum kvorum --namespace kvorum > "$OUT/default.yaml"
 "$HELM" template kvorum-prod kvorum --namespace storage \
   -f kvorum/ci/production-values.yaml > "$OUT/production.yaml"
+# The defaults with the alerting rules on: what tests/promtool/alerts.yaml tests.
+"$HELM" template kvorum kvorum --namespace kvorum \
+  --set metrics.prometheusRule.enabled=true > "$OUT/default-rules.yaml"
 for render in "$OUT/default.yaml" "$OUT/production.yaml"; do
   printf '  %s: %s\n' "$render" "$(grep '^kind:' "$render" | cut -d' ' -f2 | sort | tr '\n' ' ')"
 done
@@ -157,6 +189,10 @@ refuse "at '/podAntiAffinity/type': value must be one of 'preferred', 'required'
   --set podAntiAffinity.type=hard
 refuse "at '/image/tag': got number, want string" --set image.tag=2
 refuse "terminationGracePeriodSeconds 20 is too short" --set terminationGracePeriodSeconds=20
+refuse "at '/metrics/prometheusRule/latency/for': '10min' does not match pattern" \
+  --set metrics.prometheusRule.latency.for=10min
+refuse "at '/metrics/prometheusRule/notEnoughReplicas/ratio': maximum: got 2, want 1" \
+  --set metrics.prometheusRule.notEnoughReplicas.ratio=2
 refuse "extraEnv: KVORUM_PEERS is set by the chart" \
   --set 'extraEnv[0].name=KVORUM_PEERS' --set 'extraEnv[0].value=x=y:1'
 
@@ -182,6 +218,54 @@ for option in options:
 if len(flags) < 20 or missing:
     sys.exit(f"  not in the chart's values: {', '.join(missing) or 'too few flags found in the docs'}")
 print(f"  {len(flags)} flags: {len(flags) - len(derived)} in config, {len(derived)} derived; plus log-level")
+PY
+
+step "alerting rules: promtool check rules, promtool test rules, docs/operations.md"
+# The groups of each render's PrometheusRule, as a rule file.
+"$TOOLS/venv/bin/python" - "$OUT" <<'PY'
+import sys
+import yaml
+out = sys.argv[1]
+for render, rules in (("default-rules", "promtool/rules.yaml"), ("production", "rules-production.yaml")):
+    docs = [d for d in yaml.safe_load_all(open(f"{out}/{render}.yaml")) if d]
+    found = [d for d in docs if d["kind"] == "PrometheusRule"]
+    if len(found) != 1:
+        sys.exit(f"  {render}.yaml: {len(found)} PrometheusRules, expected 1")
+    with open(f"{out}/{rules}", "w") as f:
+        yaml.safe_dump({"groups": found[0]["spec"]["groups"]}, f, sort_keys=False)
+PY
+"$PROMTOOL" check rules "$OUT/rules-production.yaml" "$OUT/promtool/rules.yaml"
+cp kvorum/tests/promtool/alerts.yaml "$OUT/promtool/"
+"$PROMTOOL" test rules "$OUT/promtool/alerts.yaml"
+missing=""
+for alert in $(sed -n 's/^ *- alert: //p' "$OUT/promtool/rules.yaml"); do
+  grep -q "^### $alert\$" ../docs/operations.md || missing="$missing $alert"
+done
+[ -z "$missing" ] || die "alerts without a section '### <alert>' in docs/operations.md:$missing"
+echo "  every alert has its section in docs/operations.md"
+
+step "the Grafana dashboard"
+"$TOOLS/venv/bin/python" - kvorum/dashboards/*.json <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    board = json.load(open(path, encoding="utf-8"))
+    problems = [f"no {k}" for k in ("uid", "title") if not board.get(k)]
+    ids = [p["id"] for p in board["panels"]]
+    if len(ids) != len(set(ids)):
+        problems.append("duplicate panel ids")
+    queries = 0
+    for panel in board["panels"]:
+        if panel["type"] == "row":
+            continue
+        if panel.get("datasource", {}).get("uid") != "${datasource}":
+            problems.append(f"panel '{panel['title']}' is not on the data source variable")
+        for target in panel.get("targets", []):
+            queries += 1
+            if target.get("datasource", {}).get("uid") != "${datasource}" or not target.get("expr"):
+                problems.append(f"a query of '{panel['title']}' has no expr or its own data source")
+    if problems:
+        sys.exit(f"  {path}: " + "; ".join(problems))
+    print(f"  {path}: {len(ids)} panels, {queries} queries")
 PY
 
 step "the packaged chart holds no tests"

@@ -1,7 +1,10 @@
 package io.kvorum.node;
 
 import io.kvorum.node.config.ConfigException;
+import io.kvorum.node.config.LogFormat;
+import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;
+import io.kvorum.node.core.NodeId;
 import java.security.Security;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -86,7 +89,10 @@ public final class KvorumNode implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    NodeBootstrap node = NodeBootstrap.start(options.toConfig());
+    LogFormat format = options.logFormat();
+    NodeConfig config = options.toConfig();
+    configureLogging(format, config.nodeId());
+    NodeBootstrap node = NodeBootstrap.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Thread stopper =
         new Thread(
@@ -102,6 +108,15 @@ public final class KvorumNode implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(node::shutdown, "kvorum-shutdown-hook"));
     stopped.await();
     return EXIT_OK;
+  }
+
+  /**
+   * Chooses the appender of logback.xml and puts the node id in every JSON line. Logback reads both
+   * properties once, when the first logger is created: nothing may log before this.
+   */
+  private static void configureLogging(LogFormat format, NodeId node) {
+    System.setProperty("kvorum.log.format", format.appender());
+    System.setProperty("kvorum.node.id", node.value());
   }
 
   private static synchronized void startOnce(Thread thread) {

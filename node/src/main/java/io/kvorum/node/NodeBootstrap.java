@@ -31,6 +31,7 @@ import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.DiskSpaceMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
@@ -180,7 +181,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
   private void startComponents() {
     Path dataDir = prepareDataDir(config.dataDir());
-    bindJvmMetrics();
+    bindProcessMetrics(dataDir);
 
     ExecutorService storageExecutor = storageExecutor(config.storage());
     resources.push(() -> shutdownExecutor(storageExecutor));
@@ -301,7 +302,13 @@ public final class NodeBootstrap implements AutoCloseable {
     return ExecutorServiceMetrics.monitor(registry, executor, "storage", "kvorum");
   }
 
-  private void bindJvmMetrics() {
+  /**
+   * The JVM and the process, and the free and total space of the filesystem that holds the data
+   * directory ({@code disk_free_bytes}, {@code disk_total_bytes}): what the disk-full alert watches
+   * before writes get 507.
+   */
+  private void bindProcessMetrics(Path dataDir) {
+    new DiskSpaceMetrics(dataDir.toAbsolutePath().toFile()).bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

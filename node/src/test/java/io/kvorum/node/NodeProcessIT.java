@@ -3,6 +3,8 @@ package io.kvorum.node;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.testing.NodeProcess;
 import java.net.InetAddress;
@@ -294,6 +296,68 @@ class NodeProcessIT {
   }
 
   @Test
+  void jsonLogsAreOneObjectPerLineWithTheNodeIdInEach() throws Exception {
+    int http = NodeProcess.freePort();
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            http,
+            Map.of("KVORUM_LOG_FORMAT", "json"),
+            "--node-id",
+            "json-1",
+            "--http-host",
+            "127.0.0.1",
+            "--http-port",
+            String.valueOf(http),
+            "--grpc-port",
+            String.valueOf(NodeProcess.freePort()),
+            "--data-dir",
+            work.resolve("data").toString());
+    node.awaitReady();
+    try (KvorumClient kv = node.client()) {
+      kv.put("logged", "json");
+    }
+    assertThat(node.terminate()).isZero();
+    assertThat(node.stderr()).isEmpty();
+    List<String> lines = node.stdout().lines().toList();
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(4);
+    ObjectMapper json = new ObjectMapper();
+    for (String line : lines) {
+      JsonNode event = json.readTree(line);
+      assertThat(event.isObject()).as(line).isTrue();
+      assertThat(event.path("timestamp").asText()).as(line).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+      assertThat(event.path("level").asText())
+          .as(line)
+          .isIn("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
+      assertThat(event.path("logger").asText()).as(line).isNotEmpty();
+      assertThat(event.path("node").asText()).as(line).isEqualTo("json-1");
+      assertThat(event.path("message").asText()).as(line).isNotEmpty();
+    }
+    assertThat(lines.getLast()).contains("\"message\":\"node json-1 stopped\"");
+  }
+
+  @Test
+  void theLogFormatFlagWinsOverItsVariableAndABadOneExits2() throws Exception {
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            0,
+            Map.of("KVORUM_LOG_FORMAT", "json"),
+            "--node-id",
+            "n1",
+            "--data-dir",
+            work.resolve("data").toString(),
+            "--log-format",
+            "xml");
+    assertThat(node.awaitExit()).isEqualTo(2);
+    assertThat(node.stderr().lines())
+        .singleElement()
+        .asString()
+        .contains("--log-format 'xml': must be text or json");
+    assertThat(node.stdout()).isEmpty();
+  }
+
+  @Test
   void helpExplainsEveryFlag() throws Exception {
     NodeProcess node = NodeProcess.launch(work.resolve("logs"), 0, Map.of(), "--help");
     assertThat(node.awaitExit()).isZero();
@@ -309,6 +373,7 @@ class NodeProcessIT {
             "--sync-writes",
             "--max-value-size",
             "--max-key-size",
+            "--log-format",
             "KVORUM_HTTP_PORT");
     assertThat(node.stdout().getBytes(UTF_8).length).isLessThan(8000);
   }

@@ -204,6 +204,28 @@ public final class NodeOptions {
               + " Default: ${DEFAULT-VALUE}.")
   String shutdownGrace;
 
+  @Option(
+      names = "--log-format",
+      defaultValue = "${env:KVORUM_LOG_FORMAT:-text}",
+      paramLabel = "FORMAT",
+      description =
+          "text, or json: one JSON object per line for log collectors. Default: ${DEFAULT-VALUE}.")
+  String logFormat;
+
+  /**
+   * The format of the node's log lines.
+   *
+   * @throws ConfigException if {@code --log-format} is neither text nor json
+   */
+  public LogFormat logFormat() {
+    String value = logFormat == null ? "" : logFormat.trim().toLowerCase(java.util.Locale.ROOT);
+    return switch (value) {
+      case "text" -> LogFormat.TEXT;
+      case "json" -> LogFormat.JSON;
+      default -> throw new ConfigException("--log-format", logFormat, "must be text or json");
+    };
+  }
+
   /**
    * Validates every flag and builds the configuration.
    *

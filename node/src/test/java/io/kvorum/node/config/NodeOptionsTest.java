@@ -50,6 +50,24 @@ class NodeOptionsTest {
   }
 
   @Test
+  void logsAreTextUnlessJsonIsAskedFor() {
+    assumeThat(System.getenv("KVORUM_LOG_FORMAT")).isNull();
+    assertThat(logFormat()).isEqualTo(LogFormat.TEXT);
+    assertThat(logFormat("--log-format", "json")).isEqualTo(LogFormat.JSON);
+    assertThat(logFormat("--log-format", "JSON")).isEqualTo(LogFormat.JSON);
+    assertThat(logFormat("--log-format", "json").appender()).isEqualTo("json");
+    assertThatThrownBy(() -> logFormat("--log-format", "logfmt"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("--log-format 'logfmt': must be text or json");
+  }
+
+  private static LogFormat logFormat(String... args) {
+    NodeOptions options = new NodeOptions();
+    new CommandLine(options).parseArgs(args);
+    return options.logFormat();
+  }
+
+  @Test
   void withoutPeersTheClusterIsThisNodeAlone() {
     NodeConfig config = config("--node-id", "n1", "--grpc-port", "9191");
 

@@ -1,0 +1,45 @@
+"""Schemathesis hooks for kvorum's OpenAPI document (SchemathesisIT runs them).
+
+The document's schemas say everything about a request that JSON Schema can say about one
+parameter; the rules that relate a parameter to another or to the cluster are written in its
+description and in its 400 answer: ack at most from, from at most the cluster size, keys at most
+--max-key-size bytes after decoding, ttl at most 7300 days. A schema-valid request that breaks one
+of those is refused with 400, as documented, so such requests are not generated as positive
+cases. Nothing else is filtered.
+"""
+
+import os
+import re
+
+import schemathesis
+
+CLUSTER_SIZE = int(os.environ.get("KVORUM_CLUSTER_SIZE", "1"))
+MAX_KEY_BYTES = int(os.environ.get("KVORUM_MAX_KEY_BYTES", "1024"))
+MAX_TTL_SECONDS = 7300 * 86400
+SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _breaks_documented_rule(query):
+    if "replicas" in query:
+        ack, frm = (int(part) for part in str(query["replicas"]).split("/"))
+    else:
+        frm = int(query.get("from", CLUSTER_SIZE))
+        ack = int(query.get("ack", frm // 2 + 1))
+    if frm > CLUSTER_SIZE or ack > frm:
+        return True
+    for key in ("id", "start", "end"):
+        if key in query and len(str(query[key]).encode("utf-8")) > MAX_KEY_BYTES:
+            return True
+    if "ttl" in query:
+        amount, unit = re.fullmatch(r"\s*([0-9]+)(ms|s|m|h|d)?\s*", str(query["ttl"])).groups()
+        if int(amount) * SECONDS[unit or "s"] > MAX_TTL_SECONDS:
+            return True
+    return False
+
+
+@schemathesis.hook
+def filter_case(ctx, case):
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return True
+    return not _breaks_documented_rule(case.query or {})
