@@ -8,6 +8,7 @@ import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
@@ -32,12 +33,12 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
 
   private final NodeId self;
   private final ReplicaService service;
-  private final GrpcEventLoops eventLoops;
+  private final EventLoops loops;
 
-  ReplicaEndpoint(NodeId self, ReplicaService service, GrpcEventLoops eventLoops) {
+  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
     this.self = self;
     this.service = service;
-    this.eventLoops = eventLoops;
+    this.loops = loops;
   }
 
   @Override
@@ -45,7 +46,9 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
       StreamObserver<ReplicaResponseBatch> responses) {
     // gRPC opens the call on the event loop of its connection: the stream works on that loop.
     return new ServedExchange(
-        service, (ServerCallStreamObserver<ReplicaResponseBatch>) responses, eventLoops.current());
+        service,
+        (ServerCallStreamObserver<ReplicaResponseBatch>) responses,
+        loops.current().orElseGet(loops::next));
   }
 
   @Override
