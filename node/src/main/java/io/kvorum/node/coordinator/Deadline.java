@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -32,8 +33,12 @@ final class Deadline {
   }
 
   <T> CompletableFuture<List<QuorumCall.Answer<T>>> await(QuorumCall<T> call) {
-    return limiter
-        .executeCompletionStage(schedulers.get(), call::result)
+    // Decided already (every replica asked answered from memory, on this thread): no timer.
+    CompletionStage<List<QuorumCall.Answer<T>>> timed =
+        call.result().isDone()
+            ? call.result()
+            : limiter.executeCompletionStage(schedulers.get(), call::result);
+    return timed
         .toCompletableFuture()
         .exceptionallyCompose(
             error -> {
