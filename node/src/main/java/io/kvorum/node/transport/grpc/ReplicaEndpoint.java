@@ -23,10 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gRPC face of this node's {@link ReplicaService}. Runs on gRPC's transport threads (direct
- * executor) and never blocks: storage work completes on the storage executor. A failure is handed
- * to gRPC as the domain error it is; the node's {@link WireEdge} codes it (and stamps the clock on
- * every message), so nothing here deals with either.
+ * The gRPC face of this node's {@link ReplicaService}. Runs on the node's event loops (direct
+ * executor) and never blocks: storage work that may touch the disk completes on the storage
+ * executor, a read answered from memory at once. A failure is handed to gRPC as the domain error it
+ * is; the node's {@link WireEdge} codes it (and stamps the clock on every message), so nothing here
+ * deals with either.
  */
 final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
