@@ -229,7 +229,10 @@ public final class NodeBootstrap implements AutoCloseable {
             local.hints(),
             transport,
             clock::wallMillis,
-            new HintedHandoff.Settings(replication.hintWindow(), replication.maxHintsPerPeer()),
+            new HintedHandoff.Settings(
+                replication.hintWindow(),
+                replication.maxHintsPerPeer(),
+                replication.catchUpTimeout()),
             config.topology().peers().stream().map(m -> m.id()).toList(),
             registry);
     serveReplicas(new LocalReplicaService(storage, handoff), clock);
@@ -248,7 +251,7 @@ public final class NodeBootstrap implements AutoCloseable {
             registry);
     startGateway();
     caughtUp =
-        CatchUp.run(config.topology(), transport, replication.catchUpTimeout())
+        CatchUp.run(config.topology(), transport, replication.catchUpTimeout(), handoff::welcome)
             .thenRun(
                 () -> {
                   ready.set(!stopped.get());

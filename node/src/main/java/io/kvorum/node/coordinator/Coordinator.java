@@ -57,7 +57,8 @@ public final class Coordinator {
     this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
     this.reads =
         new ReadCoordinator(placement, replicas, new ReadRepairer(replicas, registry), deadline);
-    this.ranges = new RangeCoordinator(topology, replicas, clock::wallMillis);
+    // The default from of every request (as the gateway applies it): the cluster size.
+    this.ranges = new RangeCoordinator(topology, replicas, topology.size(), clock::wallMillis);
   }
 
   /** How many nodes the cluster has: the largest valid {@code from}. */

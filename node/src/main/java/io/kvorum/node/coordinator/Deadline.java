@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * The request timeout: a quorum not reached within it fails with {@link NotEnoughReplicasException}
- * saying how many replicas answered in time.
+ * saying how many replicas answered in time, which failed and which did not answer.
  *
  * <p>Each request's timer is kept by the scheduler {@code schedulers} gives on the thread that
  * starts the request: the event loop serving it, whose own timer queue takes and cancels a timer
@@ -44,8 +44,7 @@ final class Deadline {
             error -> {
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
               if (cause instanceof TimeoutException) {
-                return CompletableFuture.failedFuture(
-                    new NotEnoughReplicasException(call.quorum().ack(), call.successCount()));
+                return CompletableFuture.failedFuture(call.notEnoughReplicas());
               }
               return CompletableFuture.failedFuture(cause);
             });

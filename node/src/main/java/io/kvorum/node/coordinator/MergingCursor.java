@@ -7,6 +7,7 @@ import io.kvorum.node.core.ScanCursor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
@@ -14,39 +15,67 @@ import java.util.function.LongSupplier;
  * Merges several sorted cursors (one per node) into one: for each key, the newest record across the
  * sources wins, and only live values are passed on (tombstones and expired records are dropped).
  * Reads from the sources only as fast as the consumer asks, so memory stays bounded by one source
- * batch per node. A failing source fails the merged cursor.
+ * batch per node.
+ *
+ * <p>A source that fails is dropped (what it had already handed over still counts) and the merge
+ * goes on from the others, after the last key it passed on, for as long as its {@link Coverage}
+ * says the others still hold every key; once coverage is gone, the merge fails, and keeps failing.
  */
 final class MergingCursor implements ScanCursor {
   private static final int SOURCE_ENTRIES = 256;
   private static final long SOURCE_BYTES = 1 << 20;
 
-  private final List<Source> sources;
-  private final LongSupplier wallMillis;
+  /**
+   * Whether the sources still read cover the range. Thread-safe: records are seen on the threads
+   * the sources answer on.
+   */
+  interface Coverage {
+    /** Source {@code source} (its index) failed with {@code error} and is no longer read. */
+    void lost(int source, Throwable error);
 
-  MergingCursor(List<ScanCursor> cursors, LongSupplier wallMillis) {
-    this.sources = cursors.stream().map(Source::new).toList();
-    this.wallMillis = wallMillis;
+    /** A source handed over {@code record}. */
+    void seen(Record record);
+
+    /** The failure that ends the merge, once the sources still read no longer cover the range. */
+    Optional<RuntimeException> gone();
   }
 
-  private static final class Source {
+  private final List<Source> sources;
+  private final LongSupplier wallMillis;
+  private final Coverage coverage;
+  private RuntimeException failure;
+
+  MergingCursor(List<ScanCursor> cursors, LongSupplier wallMillis, Coverage coverage) {
+    List<Source> list = new ArrayList<>();
+    for (int i = 0; i < cursors.size(); i++) {
+      list.add(new Source(i, cursors.get(i)));
+    }
+    this.sources = List.copyOf(list);
+    this.wallMillis = wallMillis;
+    this.coverage = coverage;
+  }
+
+  private final class Source {
+    final int index;
     final ScanCursor cursor;
     final ArrayDeque<Entry> buffer = new ArrayDeque<>();
     boolean exhausted;
+    boolean lost;
     // The last request for a batch. A source is never asked again while it is pending (calls to a
-    // cursor must not overlap), and its buffer is only touched once it completed; a failure sticks.
+    // cursor must not overlap), and its buffer is only touched once it completed.
     CompletableFuture<Void> refilling = CompletableFuture.completedFuture(null);
 
-    Source(ScanCursor cursor) {
+    Source(int index, ScanCursor cursor) {
+      this.index = index;
       this.cursor = cursor;
     }
 
     boolean needsRefill() {
-      return !refilling.isDone()
-          || refilling.isCompletedExceptionally()
-          || (buffer.isEmpty() && !exhausted);
+      return !lost && (!refilling.isDone() || (buffer.isEmpty() && !exhausted));
     }
 
     CompletableFuture<Void> refill() {
+      // A failed source is never asked again; the next look at the sources drops it.
       if (refilling.isDone() && !refilling.isCompletedExceptionally()) {
         refilling =
             cursor
@@ -56,11 +85,19 @@ final class MergingCursor implements ScanCursor {
                       if (batch.isEmpty()) {
                         exhausted = true;
                       } else {
+                        batch.forEach(entry -> coverage.seen(entry.record()));
                         buffer.addAll(batch);
                       }
                     });
       }
       return refilling;
+    }
+
+    /** Stops reading this source; what it buffered already still merges. */
+    void lose() {
+      lost = true;
+      cursor.close();
+      coverage.lost(index, refilling.exceptionNow());
     }
   }
 
@@ -87,6 +124,10 @@ final class MergingCursor implements ScanCursor {
   }
 
   private CompletableFuture<List<Entry>> fill(Batch batch) {
+    // Refills completed since the last look: what they failed or revealed may end coverage.
+    if (failed()) {
+      return CompletableFuture.failedFuture(failure);
+    }
     while (true) {
       List<CompletableFuture<Void>> refills = new ArrayList<>();
       for (Source source : sources) {
@@ -99,7 +140,10 @@ final class MergingCursor implements ScanCursor {
         if (!batch.entries.isEmpty()) {
           return CompletableFuture.completedFuture(batch.entries);
         }
-        return CompletableFuture.allOf(refills.toArray(CompletableFuture[]::new))
+        return CompletableFuture.allOf(
+                refills.stream()
+                    .map(refill -> refill.exceptionally(error -> null))
+                    .toArray(CompletableFuture[]::new))
             .thenCompose(ignored -> fill(batch));
       }
       Key smallest = null;
@@ -126,6 +170,19 @@ final class MergingCursor implements ScanCursor {
         }
       }
     }
+  }
+
+  /** Drops the sources whose last refill failed; whether coverage is gone (then it stays gone). */
+  private boolean failed() {
+    if (failure == null) {
+      for (Source source : sources) {
+        if (!source.lost && source.refilling.isCompletedExceptionally()) {
+          source.lose();
+        }
+      }
+      failure = coverage.gone().orElse(null);
+    }
+    return failure != null;
   }
 
   @Override

@@ -1,7 +1,5 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.Quorum;
@@ -13,9 +11,11 @@ import java.util.function.Function;
 
 /**
  * The answers of the replicas one request went to. {@link #result()} completes with the first
- * {@code ack} successes, or fails as soon as {@code ack} successes can no longer happen.
- * Thread-safe; replica callbacks may arrive on any thread, in any order, after the result is
- * decided.
+ * {@code ack} successes, or fails as soon as {@code ack} successes can no longer happen: with the
+ * replicas' own typed failure if every failed replica failed the same typed way, else with {@link
+ * NotEnoughReplicasException} saying which replicas failed and why and which had not answered yet
+ * ({@link ReplicaFailures}). Thread-safe; replica callbacks may arrive on any thread, in any order,
+ * after the result is decided.
  *
  * @param <T> what a successful replica answers
  */
@@ -24,17 +24,22 @@ final class QuorumCall<T> {
   record Answer<T>(NodeId node, T value) {}
 
   private final Quorum quorum;
-  private final NodeId self;
+  private final List<NodeId> replicas;
   private final List<Answer<T>> successes = new ArrayList<>();
+  private final ReplicaFailures failures = new ReplicaFailures();
   private final CompletableFuture<List<Answer<T>>> result = new CompletableFuture<>();
   private final CompletableFuture<List<Answer<T>>> settled = new CompletableFuture<>();
-  private int failures;
-  private boolean remoteFailed;
-  private Throwable localFailure;
 
-  QuorumCall(Quorum quorum, NodeId self) {
+  /**
+   * @param replicas the {@code from} replicas the request goes to
+   */
+  QuorumCall(Quorum quorum, List<NodeId> replicas) {
+    if (replicas.size() != quorum.from()) {
+      throw new IllegalArgumentException(
+          quorum + " over " + replicas.size() + " replicas: " + replicas);
+    }
     this.quorum = quorum;
-    this.self = self;
+    this.replicas = List.copyOf(replicas);
   }
 
   /**
@@ -44,11 +49,10 @@ final class QuorumCall<T> {
    */
   static <T> QuorumCall<T> fanOut(
       Quorum quorum,
-      NodeId self,
       List<NodeId> replicas,
       Function<NodeId, CompletableFuture<T>> call,
       BiConsumer<NodeId, Throwable> onFailure) {
-    QuorumCall<T> quorumCall = new QuorumCall<>(quorum, self);
+    QuorumCall<T> quorumCall = new QuorumCall<>(quorum, replicas);
     for (NodeId node : replicas) {
       CompletableFuture<T> answer;
       try {
@@ -107,14 +111,9 @@ final class QuorumCall<T> {
     RuntimeException unreachable = null;
     List<Answer<T>> all;
     synchronized (this) {
-      failures++;
-      if (node.equals(self)) {
-        localFailure = Failures.unwrap(error);
-      } else {
-        remoteFailed = true;
-      }
-      if (quorum.from() - failures < quorum.ack()) {
-        unreachable = unreachable();
+      failures.add(node, error);
+      if (quorum.from() - failures.count() < quorum.ack()) {
+        unreachable = failures.toClientError(quorum.ack(), successes.size(), pending());
       }
       all = allSettled();
     }
@@ -126,22 +125,25 @@ final class QuorumCall<T> {
     }
   }
 
-  private List<Answer<T>> allSettled() {
-    return successes.size() + failures == quorum.from() ? List.copyOf(successes) : null;
-  }
-
-  synchronized int successCount() {
-    return successes.size();
-  }
-
   /**
-   * When only this node's own replica failed, its error (overloaded, disk full) says more than "not
-   * enough replicas"; otherwise the quorum is what failed.
+   * The request gave up waiting (its deadline passed): not enough replicas, saying which failed and
+   * which had not answered, whatever the failures' types.
    */
-  private RuntimeException unreachable() {
-    if (!remoteFailed && localFailure instanceof KvorumException local) {
-      return local;
+  synchronized NotEnoughReplicasException notEnoughReplicas() {
+    return failures.notEnoughReplicas(quorum.ack(), successes.size(), pending());
+  }
+
+  private List<Answer<T>> allSettled() {
+    return successes.size() + failures.count() == quorum.from() ? List.copyOf(successes) : null;
+  }
+
+  private List<NodeId> pending() {
+    List<NodeId> pending = new ArrayList<>();
+    for (NodeId node : replicas) {
+      if (!failures.contains(node) && successes.stream().noneMatch(a -> a.node().equals(node))) {
+        pending.add(node);
+      }
     }
-    return new NotEnoughReplicasException(quorum.ack(), successes.size());
+    return pending;
   }
 }

@@ -1,63 +1,65 @@
 package io.kvorum.node.coordinator;
 
 import io.kvorum.node.cluster.Topology;
-import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.core.NotEnoughReplicasException;
-import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Range reads over the whole cluster: every reachable node's records in the range, merged by key,
  * newest version per key, live values only.
  *
- * <p>A node known to be down when the range starts (its connection is down or its circuit breaker
- * open) is left out: with every key on {@code from} replicas, the others still hold every key
- * written to more than one replica. A node that fails once the range streams cuts it off.
+ * <p>Nodes are lost when they are down as the range starts (connection down or circuit breaker
+ * open: they are not read) or when their cursor fails while the range streams (the merge goes on
+ * from the others, after the last key it passed on). The range carries on for as long as the nodes
+ * still read hold every key, by the rule of {@link RangeCoverage}, and fails once they may not.
  */
 public final class RangeCoordinator {
-  private static final Logger log = LoggerFactory.getLogger(RangeCoordinator.class);
   private final Topology topology;
   private final Replicas replicas;
+  private final int defaultFrom;
   private final LongSupplier wallMillis;
 
-  RangeCoordinator(Topology topology, Replicas replicas, LongSupplier wallMillis) {
+  /**
+   * @param defaultFrom the {@code from} of requests that do not say
+   */
+  RangeCoordinator(Topology topology, Replicas replicas, int defaultFrom, LongSupplier wallMillis) {
     this.topology = topology;
     this.replicas = replicas;
+    this.defaultFrom = defaultFrom;
     this.wallMillis = wallMillis;
   }
 
   /** A cursor of live entries in {@code range}, in key order; the caller must close it. */
   public ScanCursor range(KeyRange range) {
-    List<NodeId> nodes =
-        topology.ids().stream().filter(node -> replicas.state(node).reachable()).toList();
-    if (nodes.size() < topology.size()) {
-      log.debug("range {} leaves out the nodes that are down; it reads {}", range, nodes);
+    List<NodeId> reading = new ArrayList<>();
+    Map<NodeId, String> down = new LinkedHashMap<>();
+    for (NodeId node : topology.ids()) {
+      PeerTransport.PeerState state = replicas.state(node);
+      if (state.reachable()) {
+        reading.add(node);
+      } else {
+        down.put(node, state.detail());
+      }
+    }
+    RangeCoverage coverage = new RangeCoverage(range, topology.size(), defaultFrom, reading);
+    down.forEach(coverage::leftOut);
+    Optional<RuntimeException> gone = coverage.gone();
+    if (gone.isPresent()) {
+      return ScanCursor.failed(gone.get());
     }
     List<ScanCursor> sources = new ArrayList<>();
-    for (NodeId node : nodes) {
-      sources.add(failingAsNotEnoughReplicas(replicas.scan(node, range), nodes.size()));
+    for (NodeId node : reading) {
+      sources.add(replicas.scan(node, range));
     }
-    return new MergingCursor(sources, wallMillis);
-  }
-
-  /** A source that fails means the range cannot be complete: not enough replicas answered. */
-  private static ScanCursor failingAsNotEnoughReplicas(ScanCursor source, int sources) {
-    return source.mapBatches(
-        batch ->
-            batch.exceptionallyCompose(
-                error ->
-                    CompletableFuture.failedFuture(
-                        Failures.unwrap(error) instanceof PeerUnavailableException
-                            ? new NotEnoughReplicasException(sources, sources - 1)
-                            : error)));
+    return new MergingCursor(sources, wallMillis, coverage);
   }
 }

@@ -37,7 +37,6 @@ public final class ReadCoordinator {
     QuorumCall<Optional<Record>> call =
         QuorumCall.fanOut(
             quorum,
-            replicas.self(),
             placement.replicas(key, quorum.from()),
             node -> replicas.read(node, key),
             (node, error) -> {});

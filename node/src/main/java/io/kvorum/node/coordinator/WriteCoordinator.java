@@ -32,7 +32,6 @@ public final class WriteCoordinator {
     QuorumCall<Void> call =
         QuorumCall.fanOut(
             quorum,
-            replicas.self(),
             placement.replicas(key, quorum.from()),
             node -> replicas.write(node, key, record),
             (node, error) -> {

@@ -4,6 +4,7 @@ import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
@@ -12,6 +13,8 @@ import io.kvorum.node.core.UnavailableException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,11 +39,7 @@ final class HttpErrorMapper {
           e.parameter().ifPresent(p -> problem.with("parameter", p));
           yield problem.toResponse();
         }
-        case NotEnoughReplicasException e ->
-            Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
-                .with("required", e.required())
-                .with("answered", e.answered())
-                .toResponse();
+        case NotEnoughReplicasException e -> notEnoughReplicas(e);
         case PeerUnavailableException e ->
             Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
                 .with("unavailable", e.peer().value())
@@ -58,6 +57,17 @@ final class HttpErrorMapper {
     }
     log.error("unexpected failure serving a request", error);
     return Problem.of(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + error)
+        .toResponse();
+  }
+
+  private static FullHttpResponse notEnoughReplicas(NotEnoughReplicasException e) {
+    Map<String, String> failed = new LinkedHashMap<>();
+    e.failed().forEach((node, reason) -> failed.put(node.value(), reason));
+    return Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
+        .with("required", e.required())
+        .with("answered", e.answered())
+        .with("failed", failed)
+        .with("pending", e.pending().stream().map(NodeId::value).toList())
         .toResponse();
   }
 

@@ -1,8 +1,10 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
 import io.kvorum.node.transport.PeerTransport;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,24 +28,55 @@ import org.slf4j.LoggerFactory;
  * Hints never count toward a request's {@code ack}. Hints older than the hint window are dropped,
  * as are new hints for a peer that already has the maximum pending.
  *
- * <p>Deliveries to one peer run one after another, oldest hints first, and stop at the first
- * failure: the peer is not there yet. Delivering a hint twice is harmless (last-writer-wins).
+ * <p>Deliveries to one peer never overlap, whatever started them: a delivery asked for while one is
+ * under way waits for it, then makes a fresh pass over what is left. A pass sends oldest hints
+ * first and stops at the first failure. {@link #welcome} (a peer said hello, or its connection came
+ * up) keeps making passes until one finds nothing left, so a hello is answered only once every hint
+ * held for the caller was written and confirmed by it. Delivering a hint twice is harmless
+ * (last-writer-wins).
  */
 public final class HintedHandoff {
   private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
   private static final int BATCH = 256;
+  private static final Duration FIRST_PAUSE = Duration.ofMillis(10);
+  private static final Duration LONGEST_PAUSE = Duration.ofSeconds(1);
 
   /**
    * @param window hints older than this are dropped instead of delivered
    * @param maxPerPeer new hints for a peer with this many pending are dropped
+   * @param welcomeLimit how long {@link #welcome} keeps trying before it gives up: the longest a
+   *     returning node waits for its hints (its catch-up timeout)
    */
-  public record Settings(Duration window, long maxPerPeer) {}
+  public record Settings(Duration window, long maxPerPeer, Duration welcomeLimit) {
+    /** The default catch-up timeout. */
+    public static final Duration DEFAULT_WELCOME_LIMIT = Duration.ofSeconds(10);
+
+    public Settings {
+      if (welcomeLimit.isNegative()) {
+        throw new IllegalArgumentException("negative welcome limit: " + welcomeLimit);
+      }
+    }
+
+    /** Settings with the default welcome limit. */
+    public Settings(Duration window, long maxPerPeer) {
+      this(window, maxPerPeer, DEFAULT_WELCOME_LIMIT);
+    }
+  }
+
+  /**
+   * What one pass handed over.
+   *
+   * @param delivered hints the peer confirmed, by this pass and the one it waited for
+   * @param drained whether the pass ended because no hint was left, rather than at a failure
+   * @param stoppedBy the failure that ended the pass early, or null
+   */
+  private record Pass(long delivered, boolean drained, Throwable stoppedBy) {}
 
   private final HintStore store;
   private final PeerTransport transport;
   private final LongSupplier wallMillis;
   private final Settings settings;
-  private final ConcurrentMap<NodeId, CompletableFuture<Long>> deliveries =
+  private final ConcurrentMap<NodeId, CompletableFuture<Pass>> deliveries =
       new ConcurrentHashMap<>();
   private final Counter stored;
   private final Counter delivered;
@@ -116,37 +150,99 @@ public final class HintedHandoff {
   }
 
   /**
-   * Delivers every hint held for {@code target} now, after any delivery to it already running.
+   * Makes one pass over the hints held for {@code target} now, after any delivery to it already
+   * running; the pass stops at the first hint the peer does not confirm.
    *
-   * @return how many hints were handed over, by this delivery or the one it waited for
+   * @return how many hints were handed over, by this pass or the one it waited for
    */
   public CompletableFuture<Long> deliver(NodeId target) {
-    return deliveries.compute(
-        target,
-        (peer, running) ->
-            (running == null || running.isDone()
-                    ? deliverFrom(peer, 1, 0)
-                    // Wait for the delivery under way, count what it handed over, look again.
-                    : running
-                        .handle((delivered, error) -> delivered == null ? 0L : delivered)
-                        .thenCompose(earlier -> deliverFrom(peer, 1, earlier)))
-                .whenComplete(
-                    (count, error) -> {
-                      if (error != null) {
-                        log.warn("hint delivery to {} stopped: {}", peer, error.toString());
-                      } else if (count > 0) {
-                        log.info("delivered {} hints to {}", count, peer);
-                      }
-                    }));
+    return pass(target).thenApply(Pass::delivered);
   }
 
   /**
    * {@code peer} is back (it said hello, or its connection came up again), whatever its connection
-   * back-off or circuit breaker still say: clear those and deliver its hints now.
+   * back-off or circuit breaker still say: clear those and deliver its hints now. Passes are
+   * repeated, with short pauses, until one finds no hint left, or fail once the welcome limit has
+   * passed.
+   *
+   * @return how many hints were handed over while this welcome waited; completes only once no hint
+   *     for {@code peer} is left, and fails with {@link UnavailableException} if hints are still
+   *     pending at the welcome limit
    */
   public CompletableFuture<Long> welcome(NodeId peer) {
+    return handOver(peer, System.nanoTime() + settings.welcomeLimit().toNanos(), 0, FIRST_PAUSE)
+        .whenComplete(
+            (delivered, error) -> {
+              if (error != null) {
+                log.warn("gave up handing hints over to {}: {}", peer, error.getMessage());
+              }
+            });
+  }
+
+  private CompletableFuture<Long> handOver(
+      NodeId peer, long deadlineNanos, long deliveredSoFar, Duration pause) {
+    // The peer is alive (it is waiting for this answer, or its connection just came up): every
+    // pass starts with a clean slate of back-off and circuit breaker.
     transport.peerAnnounced(peer);
-    return deliver(peer);
+    return pass(peer)
+        .handle((pass, error) -> pass != null ? pass : new Pass(0, false, error))
+        .thenCompose(
+            pass -> {
+              long total = deliveredSoFar + pass.delivered();
+              if (pass.drained()) {
+                return CompletableFuture.completedFuture(total);
+              }
+              if (System.nanoTime() + pause.toNanos() > deadlineNanos) {
+                return CompletableFuture.failedFuture(stillPending(peer, pass.stoppedBy()));
+              }
+              Duration next = pause.multipliedBy(2);
+              return CompletableFuture.runAsync(
+                      () -> {},
+                      CompletableFuture.delayedExecutor(pause.toMillis(), TimeUnit.MILLISECONDS))
+                  .thenCompose(
+                      ignored ->
+                          handOver(
+                              peer,
+                              deadlineNanos,
+                              total,
+                              next.compareTo(LONGEST_PAUSE) < 0 ? next : LONGEST_PAUSE));
+            });
+  }
+
+  private UnavailableException stillPending(NodeId peer, Throwable cause) {
+    return new UnavailableException(
+        store.pending(peer)
+            + " hints for "
+            + peer
+            + " are still pending after "
+            + settings.welcomeLimit().toMillis()
+            + " ms"
+            + (cause == null ? "" : ": " + Failures.rootMessage(cause)));
+  }
+
+  /** One pass, after the pass to {@code target} under way, if any. */
+  private CompletableFuture<Pass> pass(NodeId target) {
+    return deliveries.compute(
+        target,
+        (peer, running) ->
+            running == null || running.isDone()
+                ? ownPass(peer, 0)
+                : running
+                    .handle((pass, error) -> pass == null ? 0L : pass.delivered())
+                    .thenCompose(earlier -> ownPass(peer, earlier)));
+  }
+
+  private CompletableFuture<Pass> ownPass(NodeId peer, long earlier) {
+    return deliverFrom(peer, 1, 0)
+        .whenComplete(
+            (pass, error) -> {
+              if (error != null) {
+                log.warn("hint delivery to {} stopped: {}", peer, error.toString());
+              } else if (pass.delivered() > 0) {
+                log.info("delivered {} hints to {}", pass.delivered(), peer);
+              }
+            })
+        .thenApply(pass -> new Pass(earlier + pass.delivered(), pass.drained(), pass.stoppedBy()));
   }
 
   /** Delivers to every reachable peer with hints; drops expired hints of the others. */
@@ -162,14 +258,14 @@ public final class HintedHandoff {
    * Delivers in waves that start at one hint and double up to {@value #BATCH} (a slow start): a
    * peer just back, or a circuit breaker trying it half-open, is not flooded before it answered.
    */
-  private CompletableFuture<Long> deliverFrom(NodeId target, int wave, long deliveredSoFar) {
+  private CompletableFuture<Pass> deliverFrom(NodeId target, int wave, long deliveredSoFar) {
     long cutoff = wallMillis.getAsLong() - settings.window().toMillis();
     return store
         .oldest(target, wave)
         .thenCompose(
             batch -> {
               if (batch.isEmpty()) {
-                return CompletableFuture.completedFuture(deliveredSoFar);
+                return CompletableFuture.completedFuture(new Pass(deliveredSoFar, true, null));
               }
               List<Hint> expired =
                   batch.stream().filter(h -> h.createdAtMillis() < cutoff).toList();
@@ -178,35 +274,45 @@ public final class HintedHandoff {
                   .thenCompose(ignored -> send(target, live))
                   .thenCompose(
                       sent -> {
-                        long total = deliveredSoFar + sent;
+                        long total = deliveredSoFar + sent.confirmed();
                         // Stop at a failure: the peer is away again; the next trigger resumes.
-                        return sent < live.size()
-                            ? CompletableFuture.completedFuture(total)
+                        return sent.firstFailure() != null
+                            ? CompletableFuture.completedFuture(
+                                new Pass(total, false, sent.firstFailure()))
                             : deliverFrom(target, Math.min(2 * wave, BATCH), total);
                       });
             });
   }
 
-  /** Sends hints in parallel; removes those the peer confirmed; answers how many. */
-  private CompletableFuture<Integer> send(NodeId target, List<Hint> hints) {
-    List<CompletableFuture<Hint>> sends = new ArrayList<>();
+  /** What one wave achieved: how many hints the peer confirmed, and the first failure if any. */
+  private record Sent(int confirmed, Throwable firstFailure) {}
+
+  /** Sends hints in parallel; removes those the peer confirmed. */
+  private CompletableFuture<Sent> send(NodeId target, List<Hint> hints) {
+    List<CompletableFuture<Throwable>> sends = new ArrayList<>();
     for (Hint hint : hints) {
-      sends.add(
-          transport
-              .write(target, hint.key(), hint.record())
-              .handle((ok, error) -> error == null ? hint : null));
+      sends.add(transport.write(target, hint.key(), hint.record()).handle((ok, error) -> error));
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
         .thenCompose(
             ignored -> {
-              List<Hint> confirmed =
-                  sends.stream().map(CompletableFuture::join).filter(h -> h != null).toList();
+              List<Hint> confirmed = new ArrayList<>();
+              Throwable firstFailure = null;
+              for (int i = 0; i < hints.size(); i++) {
+                Throwable error = sends.get(i).join();
+                if (error == null) {
+                  confirmed.add(hints.get(i));
+                } else if (firstFailure == null) {
+                  firstFailure = error;
+                }
+              }
+              Throwable failure = firstFailure;
               return store
                   .remove(confirmed)
                   .thenApply(
                       removed -> {
                         delivered.increment(confirmed.size());
-                        return confirmed.size();
+                        return new Sent(confirmed.size(), failure);
                       });
             });
   }

@@ -22,10 +22,6 @@ public final class Replicas {
     this.peers = peers;
   }
 
-  public NodeId self() {
-    return self;
-  }
-
   public boolean isSelf(NodeId node) {
     return self.equals(node);
   }

@@ -3,7 +3,10 @@ package io.kvorum.node.coordinator;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
@@ -151,6 +154,25 @@ class ClusterGuaranteesTest {
       // The majority still serves quorum requests meanwhile.
       put(kv, "majority", "ok", 2, 3);
       assertThat(get(cluster.client(2), "majority", 2, 3)).hasValue("ok");
+    }
+  }
+
+  @Test
+  void aQuorumThatCannotBeReachedFailsAtOnceNamingTheReplicaThatIsDown() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      cluster.stop(3);
+      KvorumClientException failure =
+          catchThrowableOfType(
+              KvorumClientException.class, () -> get(cluster.client(1), "any", 3, 3));
+
+      assertThat(failure.status()).isEqualTo(504);
+      JsonNode problem = new ObjectMapper().readTree(failure.detail());
+      assertThat(problem.path("required").asInt()).isEqualTo(3);
+      assertThat(problem.path("failed").toString())
+          .isEqualTo("{\"n3\":\"not available: connection refused\"}");
+      assertThat(problem.path("answered").asInt() + problem.path("pending").size())
+          .as("the two replicas that are up either answered or had not yet")
+          .isEqualTo(2);
     }
   }
 

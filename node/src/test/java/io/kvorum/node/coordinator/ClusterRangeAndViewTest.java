@@ -8,8 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.RangeEntry;
+import io.kvorum.api.RangeReader;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Ranges over the whole cluster, and the cluster as one node sees it. */
 class ClusterRangeAndViewTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int LOSE_AFTER = 100;
 
   @Test
   void aRangeMergesEveryNodesKeysInOrderWithoutDuplicatesOrDeletedKeys() {
@@ -66,31 +69,119 @@ class ClusterRangeAndViewTest {
   }
 
   @Test
-  void aRangeIsCutOffWhenANodeFailsMidway() throws Exception {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
-      byte[] value = new byte[512];
-      for (int i = 0; i < 3000; i++) {
-        cluster.client(1).put(utf8(String.format("cut/%04d", i)), value, Consistency.of(1, 1));
-      }
-      // n3's batches come slowly, so the range is still streaming when n3 drops off.
-      cluster.network().delay(cluster.id(1), cluster.id(3), Duration.ofMillis(40));
+  void aRangeCarriesOnFromTheOthersWhenANodeFailsMidway() {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 3);
+
+      Streamed range = rangeLosing(cluster, 3);
+
+      assertThat(range.complete()).as("final chunk present").isTrue();
+      assertThat(range.keys()).as("every key once, in order").containsExactlyElementsOf(keys);
+    }
+  }
+
+  @Test
+  void aRangeOfKeysOnEveryNodeCarriesOnWithOneNodeLeft() {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 3);
+
+      Streamed range = rangeLosing(cluster, 2, 3);
+
+      assertThat(range.complete()).as("final chunk present").isTrue();
+      assertThat(range.keys()).containsExactlyElementsOf(keys);
+    }
+  }
+
+  @Test
+  void aRangeIsCutOffOnceTheNodesLeftMayNotHoldEveryKey() {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 2);
+
+      Streamed oneLost = rangeLosing(cluster, 3);
+      assertThat(oneLost.complete()).as("two copies of each key, one node lost").isTrue();
+      assertThat(oneLost.keys()).containsExactlyElementsOf(keys);
+      cluster.heal();
+
+      Streamed twoLost = rangeLosing(cluster, 2, 3);
+      assertThat(twoLost.complete()).as("two copies of each key, two nodes lost").isFalse();
+      assertThat(twoLost.keys())
+          .as("what came before the cut is in order, without repeats")
+          .hasSizeGreaterThanOrEqualTo(LOSE_AFTER)
+          .hasSizeLessThan(keys.size())
+          .isSubsetOf(keys)
+          .isSorted()
+          .doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void aRangeOfSingleCopyKeysIsCutOffWhenANodeFailsMidway() {
+    try (LocalCluster cluster = slowCluster()) {
+      List<String> keys = write(cluster, 3000, 1);
+
+      Streamed range = rangeLosing(cluster, 3);
+
+      assertThat(range.complete()).as("final chunk present").isFalse();
+      assertThat(range.keys()).hasSizeLessThan(keys.size());
+    }
+  }
+
+  @Test
+  void aRangeOfSingleCopyKeysWithANodeDownIs504NamingIt() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      write(cluster, 30, 1);
+      cluster.stop(3);
       try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
-        raw.write("GET /v0/entities?start=cut/ HTTP/1.1\r\nHost: x\r\n\r\n");
-        Thread.startVirtualThread(
-            () -> {
-              try {
-                Thread.sleep(100);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              cluster.isolate(3);
-            });
-        RawHttpConnection.Response response = raw.readResponse();
-        assertThat(response.status()).isEqualTo(200);
-        assertThat(response.chunks()).isNotEmpty().hasSizeLessThan(3000);
-        assertThat(response.complete()).as("final chunk present").isFalse();
+        RawHttpConnection.Response response = raw.request("GET", "/v0/entities?start=cut/");
+        assertThat(response.status()).isEqualTo(504);
+        JsonNode problem = JSON.readTree(response.body());
+        assertThat(problem.path("failed").path("n3").asText()).startsWith("not available");
       }
+    }
+  }
+
+  private static LocalCluster slowCluster() {
+    return LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)));
+  }
+
+  /** Writes {@code count} keys {@code cut/0000}… with {@code from} copies; returns them sorted. */
+  private static List<String> write(LocalCluster cluster, int count, int from) {
+    byte[] value = new byte[512];
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String key = String.format("cut/%04d", i);
+      cluster.client(1 + i % 3).put(utf8(key), value, Consistency.of(from, from));
+      keys.add(key);
+    }
+    return keys;
+  }
+
+  /** What a client read of a range: the keys, and whether the final chunk came. */
+  private record Streamed(List<String> keys, boolean complete) {}
+
+  /**
+   * A full range through n1 during which {@code lost} drop off the network once the client has read
+   * {@value #LOSE_AFTER} entries; their batches come slowly, so the range is still streaming then.
+   */
+  private static Streamed rangeLosing(LocalCluster cluster, Integer... lost) {
+    for (int node : lost) {
+      cluster.network().delay(cluster.id(1), cluster.id(node), Duration.ofMillis(40));
+    }
+    List<String> keys = new ArrayList<>();
+    try (RangeReader range = cluster.client(1).range(utf8("cut/"), utf8("cut0"))) {
+      try {
+        while (range.hasNext()) {
+          keys.add(range.next().keyUtf8());
+          if (keys.size() == LOSE_AFTER) {
+            for (int node : lost) {
+              cluster.isolate(node);
+            }
+          }
+        }
+      } catch (UncheckedIOException cutOff) {
+        // the response ended without its final chunk: complete() says so
+      }
+      return new Streamed(keys, range.complete());
     }
   }
 

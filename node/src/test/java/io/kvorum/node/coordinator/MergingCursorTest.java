@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
@@ -12,17 +13,13 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -183,8 +180,7 @@ class MergingCursorTest {
           public void close() {}
         };
 
-    try (ScanCursor merged =
-        new MergingCursor(List.of(healthy.scan(KeyRange.from(key("a"))), failing), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(healthy.scan(KeyRange.from(key("a"))), failing))) {
       assertThat(merged.next(10, FOREVER))
           .failsWithin(WAIT)
           .withThrowableOfType(ExecutionException.class)
@@ -200,7 +196,7 @@ class MergingCursorTest {
     ScriptedCursor b =
         new ScriptedCursor(Runnable::run, List.of(entries("b", "d", "f", "h", "i", "j")));
 
-    try (ScanCursor merged = new MergingCursor(List.of(a, b), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(a, b))) {
       List<String> seen = new ArrayList<>();
       Throwable failure = null;
       while (failure == null) {
@@ -226,7 +222,7 @@ class MergingCursorTest {
     ScriptedCursor b = new ScriptedCursor(Runnable::run, List.of(entries("b")));
     ScriptedCursor c = new ScriptedCursor(Runnable::run, List.of());
 
-    MergingCursor merged = new MergingCursor(List.of(a, b, c), () -> NOW);
+    MergingCursor merged = strict(List.of(a, b, c));
     await(merged.next(1, FOREVER));
     merged.close();
 
@@ -236,7 +232,7 @@ class MergingCursorTest {
   @Test
   void anEmptyMergeEndsAtOnce() {
     ScriptedCursor a = new ScriptedCursor(Runnable::run, List.of());
-    try (ScanCursor merged = new MergingCursor(List.of(a), () -> NOW)) {
+    try (ScanCursor merged = strict(List.of(a))) {
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
       assertThat(await(merged.next(10, FOREVER))).isEmpty();
     }
@@ -263,65 +259,12 @@ class MergingCursorTest {
     ScriptedCursor a = new ScriptedCursor(late, batchesA);
     ScriptedCursor b = new ScriptedCursor(late, batchesB);
 
-    List<Entry> merged = readAll(new MergingCursor(List.of(a, b), () -> NOW), 5, FOREVER);
+    List<Entry> merged = readAll(strict(List.of(a, b)), 5, FOREVER);
 
     assertThat(a.overlapping.get() + b.overlapping.get())
         .as("calls to a source while its previous batch was on the way")
         .isZero();
     assertThat(keys(merged)).containsExactlyElementsOf(expected);
-  }
-
-  // ---- a scripted source ----------------------------------------------------------------------
-
-  /**
-   * A source that hands out the given batches, then empty ones, each completed on {@code
-   * completions}. Like the gRPC cursor, it refuses a call made while the previous one is pending.
-   */
-  private static final class ScriptedCursor implements ScanCursor {
-    private final Executor completions;
-    private final Deque<List<Entry>> batches;
-    final AtomicBoolean closed = new AtomicBoolean();
-    final AtomicInteger overlapping = new AtomicInteger();
-    private final AtomicBoolean pending = new AtomicBoolean();
-    private int failAfter = -1;
-    private int served;
-
-    ScriptedCursor(Executor completions, List<List<Entry>> batches) {
-      this.completions = completions;
-      this.batches = new ArrayDeque<>(batches);
-    }
-
-    void failAfterBatches(int batches) {
-      this.failAfter = batches;
-    }
-
-    @Override
-    public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-      if (!pending.compareAndSet(false, true)) {
-        overlapping.incrementAndGet();
-        return CompletableFuture.failedFuture(
-            new IllegalStateException("next() called before the previous batch arrived"));
-      }
-      CompletableFuture<List<Entry>> result = new CompletableFuture<>();
-      completions.execute(
-          () -> {
-            pending.set(false);
-            if (failAfter >= 0 && served >= failAfter) {
-              result.completeExceptionally(
-                  new StorageException(StorageException.Kind.FAILURE, "scan", null, null));
-              return;
-            }
-            served++;
-            List<Entry> batch = batches.poll();
-            result.complete(batch == null ? List.of() : batch);
-          });
-      return result;
-    }
-
-    @Override
-    public void close() {
-      closed.set(true);
-    }
   }
 
   // ---- helpers --------------------------------------------------------------------------------
@@ -352,7 +295,20 @@ class MergingCursorTest {
     for (InMemoryStorageEngine source : sources) {
       cursors.add(source.scan(KeyRange.from(Key.of(new byte[] {0x00}))));
     }
-    return new MergingCursor(cursors, () -> NOW);
+    return strict(cursors);
+  }
+
+  /** A merge that needs every source: the first failure ends it. */
+  private static MergingCursor strict(List<ScanCursor> cursors) {
+    return new MergingCursor(cursors, () -> NOW, coverage(cursors.size(), 1));
+  }
+
+  private static RangeCoverage coverage(int nodes, int defaultFrom) {
+    List<NodeId> ids = new ArrayList<>();
+    for (int i = 1; i <= nodes; i++) {
+      ids.add(NodeId.of("n" + i));
+    }
+    return new RangeCoverage(KeyRange.from(key("a")), nodes, defaultFrom, ids);
   }
 
   private static List<Entry> readAll(ScanCursor cursor, int maxEntries, long maxBytes) {

@@ -1,6 +1,8 @@
 package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import io.kvorum.node.coordinator.QuorumCall.Answer;
 import io.kvorum.node.core.NodeId;
@@ -9,6 +11,7 @@ import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +32,14 @@ class QuorumCallTest {
   private static final NodeId N4 = NodeId.of("n4");
   private static final NodeId N5 = NodeId.of("n5");
 
+  private static final List<NodeId> FIVE = List.of(SELF, N2, N3, N4, N5);
+
   private static QuorumCall<String> call(int ack, int from) {
-    return new QuorumCall<>(new Quorum(ack, from), SELF);
+    return new QuorumCall<>(new Quorum(ack, from), FIVE.subList(0, from));
+  }
+
+  private static StorageException diskFull() {
+    return new StorageException(StorageException.Kind.NO_SPACE, "put", null, null);
   }
 
   private static PeerUnavailableException down(NodeId peer) {
@@ -48,7 +57,7 @@ class QuorumCallTest {
     assertThat(call.result()).isCompleted();
     assertThat(call.result().join())
         .containsExactly(new Answer<>(N3, "from n3"), new Answer<>(SELF, "from n1"));
-    assertThat(call.successCount()).isEqualTo(2);
+    assertThat(call.notEnoughReplicas().answered()).isEqualTo(2);
   }
 
   @Test
@@ -121,7 +130,7 @@ class QuorumCallTest {
   @Test
   void aFullLocalDiskIsSurfacedForASingleReplicaRequest() {
     QuorumCall<String> call = call(1, 1);
-    StorageException full = new StorageException(StorageException.Kind.NO_SPACE, "put", null, null);
+    StorageException full = diskFull();
 
     call.failed(SELF, full);
 
@@ -129,15 +138,60 @@ class QuorumCallTest {
   }
 
   @Test
-  void whenAPeerFailedTooTheQuorumIsWhatFailed() {
+  void whenEveryFailedReplicaRanOutOfDiskThatIsWhatTheClientHears() {
     QuorumCall<String> call = call(2, 3);
 
-    call.failed(SELF, new OverloadedException("storage"));
-    call.failed(N2, down(N2));
+    call.failed(N2, diskFull());
+    assertThat(call.result()).isNotDone();
+    call.failed(N3, new CompletionException(diskFull()));
+
+    assertThat(failure(call, StorageException.class).kind())
+        .isEqualTo(StorageException.Kind.NO_SPACE);
+  }
+
+  @Test
+  void overloadedAndShuttingDownReplicasBothMeanRetryLater() {
+    QuorumCall<String> call = call(3, 3);
+
+    call.succeeded(SELF, "ok");
+    call.failed(N2, new OverloadedException("storage"));
+    call.failed(N3, new UnavailableException("the node is shutting down"));
+
+    assertThat(failure(call, OverloadedException.class)).hasMessageContaining("overloaded");
+  }
+
+  @Test
+  void replicasFailingInDifferentWaysAreNotEnoughReplicasWithEachReason() {
+    QuorumCall<String> call = call(2, 3);
+
+    call.failed(N3, diskFull());
+    call.failed(N2, new PeerUnavailableException(N2, "its circuit breaker is open", null));
 
     NotEnoughReplicasException failure = failure(call, NotEnoughReplicasException.class);
     assertThat(failure.required()).isEqualTo(2);
     assertThat(failure.answered()).isZero();
+    assertThat(failure.failed())
+        .containsExactly(
+            entry(N3, "disk full: put failed: NO_SPACE"),
+            entry(N2, "not available: its circuit breaker is open"));
+    assertThat(failure.pending()).containsExactly(SELF);
+    assertThat(failure)
+        .hasMessage(
+            "Not Enough Replicas: 2 required, 0 answered; failed: n3 (disk full: put failed:"
+                + " NO_SPACE), n2 (not available: its circuit breaker is open);"
+                + " no answer yet from n1");
+  }
+
+  @Test
+  void aReplicaThatCannotAnswerFailsAnAllReplicaRequestAtOnceNamingTheOthersAsPending() {
+    QuorumCall<String> call = call(3, 3);
+
+    call.failed(N3, down(N3));
+
+    NotEnoughReplicasException failure = failure(call, NotEnoughReplicasException.class);
+    assertThat(failure.failed()).containsOnlyKeys(N3);
+    assertThat(failure.failed().get(N3)).isEqualTo("not available: connection refused");
+    assertThat(failure.pending()).containsExactly(SELF, N2);
   }
 
   @Test
@@ -146,7 +200,28 @@ class QuorumCallTest {
 
     call.failed(SELF, new IllegalStateException("a bug"));
 
-    assertThat(failure(call, NotEnoughReplicasException.class).required()).isEqualTo(1);
+    NotEnoughReplicasException failure = failure(call, NotEnoughReplicasException.class);
+    assertThat(failure.required()).isEqualTo(1);
+    assertThat(failure.failed()).containsExactly(entry(SELF, "a bug"));
+  }
+
+  @Test
+  void atTheDeadlineTheReportNamesWhoAnsweredFailedAndKeptSilent() {
+    QuorumCall<String> call = call(3, 5);
+
+    call.succeeded(N4, "ok");
+    call.failed(N2, diskFull());
+
+    NotEnoughReplicasException timedOut = call.notEnoughReplicas();
+    assertThat(timedOut.answered()).isEqualTo(1);
+    assertThat(timedOut.failed()).containsOnlyKeys(N2);
+    assertThat(timedOut.pending()).containsExactly(SELF, N3, N5);
+  }
+
+  @Test
+  void replicasMustMatchFrom() {
+    assertThatThrownBy(() -> new QuorumCall<String>(new Quorum(1, 2), List.of(SELF)))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -196,7 +271,7 @@ class QuorumCallTest {
     for (int i = 0; i < from; i++) {
       nodes.add(i == 0 ? SELF : NodeId.of("p" + i));
     }
-    QuorumCall<String> call = new QuorumCall<>(new Quorum(ack, from), SELF);
+    QuorumCall<String> call = new QuorumCall<>(new Quorum(ack, from), nodes);
     ExecutorService pool = Executors.newFixedThreadPool(8);
     CountDownLatch start = new CountDownLatch(1);
     try {

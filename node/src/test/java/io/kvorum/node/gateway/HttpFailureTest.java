@@ -63,6 +63,8 @@ class HttpFailureTest {
       JsonNode problem = JSON.readTree(response.body());
       assertThat(problem.path("required").asInt()).isEqualTo(1);
       assertThat(problem.path("answered").asInt()).isZero();
+      assertThat(problem.path("failed").isObject() && problem.path("failed").isEmpty()).isTrue();
+      assertThat(problem.path("pending").toString()).isEqualTo("[\"n1\"]");
     }
     storage.heal();
     assertThat(node.client().getUtf8("slow")).isPresent();

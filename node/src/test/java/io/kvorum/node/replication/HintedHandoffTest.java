@@ -6,6 +6,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -43,13 +45,11 @@ class HintedHandoffTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private HintedHandoff handoff(HintStore hints, Duration window, long maxPerPeer) {
-    return new HintedHandoff(
-        hints,
-        transport,
-        wall::get,
-        new HintedHandoff.Settings(window, maxPerPeer),
-        List.of(N2, N3),
-        registry);
+    return handoff(hints, new HintedHandoff.Settings(window, maxPerPeer));
+  }
+
+  private HintedHandoff handoff(HintStore hints, HintedHandoff.Settings settings) {
+    return new HintedHandoff(hints, transport, wall::get, settings, List.of(N2, N3), registry);
   }
 
   private HintedHandoff handoff() {
@@ -252,29 +252,14 @@ class HintedHandoffTest {
     }
     // Writes are confirmed a little later, on another thread, as over a network.
     transport.completeOn(CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS));
-    ExecutorService callers = Executors.newFixedThreadPool(4);
-    CountDownLatch start = new CountDownLatch(1);
-    List<CompletableFuture<Long>> deliveries = new ArrayList<>();
-    try {
-      List<Future<CompletableFuture<Long>>> started = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
-        started.add(
-            callers.submit(
-                () -> {
-                  start.await();
-                  return handoff.deliver(N2);
-                }));
-      }
-      start.countDown();
-      for (var f : started) {
-        deliveries.add(f.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-      }
-    } finally {
-      callers.shutdownNow();
+    List<Callable<CompletableFuture<?>>> four = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      four.add(() -> handoff.deliver(N2));
     }
+    List<CompletableFuture<?>> deliveries = startTogether(four);
 
-    for (CompletableFuture<Long> delivery : deliveries) {
-      assertThat(await(delivery)).isEqualTo(100);
+    for (CompletableFuture<?> delivery : deliveries) {
+      assertThat(await(delivery)).isEqualTo(100L);
     }
     Map<String, Long> sends =
         transport.calls("write").stream()
@@ -307,7 +292,120 @@ class HintedHandoffTest {
     assertThat(handoff.pending(N2)).isZero();
   }
 
+  // ---- welcoming a peer back ------------------------------------------------------------------
+
+  @Test
+  void welcomeKeepsPassingOverTheHintsUntilThePeerConfirmedEveryOne() {
+    HintedHandoff handoff = handoff();
+    for (int i = 0; i < 20; i++) {
+      wall.set(T0 + i);
+      await(handoff.hint(N2, key(String.format("k%02d", i)), value(i + 1, "v")));
+    }
+    // The peer's connection is not up yet for the second write (as after a coordinator restart).
+    transport.script(call -> transport.calls("write").size() == 2 ? Outcome.FAIL : null);
+
+    long delivered = await(handoff.welcome(N2));
+
+    assertThat(delivered).isEqualTo(20);
+    assertThat(handoff.pending(N2)).isZero();
+    assertThat(transport.announced())
+        .as("each pass starts with the peer's back-off and breaker cleared")
+        .hasSizeGreaterThanOrEqualTo(2)
+        .containsOnly(N2);
+  }
+
+  @Test
+  void welcomeGivesUpAtItsLimitAndKeepsTheHints() {
+    HintedHandoff handoff =
+        handoff(store, new HintedHandoff.Settings(WINDOW, 1_000, Duration.ofMillis(100)));
+    await(handoff.hint(N2, key("k"), value(1, "v")));
+    transport.answer(N2, Outcome.FAIL);
+
+    assertThat(handoff.welcome(N2))
+        .failsWithin(WAIT)
+        .withThrowableThat()
+        .havingCause()
+        .isInstanceOf(UnavailableException.class)
+        .withMessageContaining("1 hints for n2 are still pending")
+        .withMessageContaining("scripted failure");
+    assertThat(handoff.pending(N2)).isEqualTo(1);
+    assertThat(transport.calls("write")).as("it tried more than once").hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void welcomeWaitsForTheDeliveryUnderWayThenPassesOverWhatIsLeft() {
+    HintedHandoff handoff = handoff();
+    await(handoff.hint(N2, key("first"), value(1, "v")));
+    transport.answer(N2, Outcome.HANG);
+    CompletableFuture<Long> timer = handoff.deliver(N2);
+    await(handoff.hint(N2, key("second"), value(2, "v")));
+    transport.answer(N2, Outcome.SUCCEED);
+
+    CompletableFuture<Long> hello = handoff.welcome(N2);
+    assertThat(hello).as("waits for the delivery under way").isNotDone();
+    assertThat(transport.calls("write")).as("no second delivery overlaps it").hasSize(1);
+    transport.releaseAll();
+
+    assertThat(await(timer)).isEqualTo(2);
+    assertThat(await(hello)).isEqualTo(2);
+    assertThat(transport.calls("write"))
+        .extracting(c -> text(c.key()))
+        .containsExactly("first", "second");
+  }
+
+  @Test
+  void welcomesDeliveriesAndTimerPassesToOnePeerNeverSendAHintTwice() throws Exception {
+    HintedHandoff handoff = handoff();
+    for (int i = 0; i < 100; i++) {
+      wall.set(T0 + i);
+      await(handoff.hint(N2, key(String.format("k%02d", i)), value(i + 1, "v")));
+    }
+    transport.completeOn(CompletableFuture.delayedExecutor(2, TimeUnit.MILLISECONDS));
+    List<Callable<CompletableFuture<?>>> triggers =
+        List.of(
+            () -> handoff.welcome(N2),
+            () -> handoff.deliver(N2),
+            handoff::deliverAll,
+            () -> handoff.welcome(N2));
+
+    List<CompletableFuture<?>> started = startTogether(triggers);
+
+    started.forEach(HintedHandoffTest::await);
+    Map<String, Long> sends =
+        transport.calls("write").stream()
+            .collect(Collectors.groupingBy(c -> text(c.key()), Collectors.counting()));
+    assertThat(sends).hasSize(100);
+    assertThat(Set.copyOf(sends.values())).as("times each hint was sent").containsExactly(1L);
+    assertThat(handoff.pending(N2)).isZero();
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
+
+  /** Starts every trigger at the same moment, each on its own thread. */
+  private static List<CompletableFuture<?>> startTogether(
+      List<Callable<CompletableFuture<?>>> triggers) throws Exception {
+    ExecutorService callers = Executors.newFixedThreadPool(triggers.size());
+    CountDownLatch start = new CountDownLatch(1);
+    try {
+      List<Future<CompletableFuture<?>>> started = new ArrayList<>();
+      for (Callable<CompletableFuture<?>> trigger : triggers) {
+        started.add(
+            callers.submit(
+                () -> {
+                  start.await();
+                  return trigger.call();
+                }));
+      }
+      start.countDown();
+      List<CompletableFuture<?>> futures = new ArrayList<>();
+      for (Future<CompletableFuture<?>> f : started) {
+        futures.add(f.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      }
+      return futures;
+    } finally {
+      callers.shutdownNow();
+    }
+  }
 
   private double counter(String name) {
     return registry.get(name).counter().count();

@@ -55,6 +55,11 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   @Override
   public PeerTransport connect(
       NodeConfig config, Clock clock, EventLoops loops, Threading threading) {
+    return connect(config, clock);
+  }
+
+  /** The client side of the node {@code config} describes (no event loops needed here). */
+  public PeerTransport connect(NodeConfig config, Clock clock) {
     return connect(
         config.nodeId(), clock, config.requestTimeout(), config.replication().catchUpTimeout());
   }
@@ -76,6 +81,11 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   @Override
   public AutoCloseable serve(
       NodeConfig config, Clock clock, ReplicaService service, EventLoops loops) {
+    return serve(config, clock, service);
+  }
+
+  /** Serves the node {@code config} describes until closed (no event loops needed here). */
+  public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
     return serve(config.nodeId(), clock, service);
   }
 

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -85,6 +86,32 @@ public final class LocalCluster implements AutoCloseable {
   /** Starts node {@code i} again on its data; returns once it is ready. */
   public void startNode(int i) {
     node(i).startAgain();
+  }
+
+  /**
+   * Starts node {@code i} again on its data without waiting for it; the future completes once it is
+   * ready.
+   */
+  public CompletableFuture<Void> startNodeInBackground(int i) {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    Thread.ofPlatform()
+        .daemon()
+        .name("start-" + id(i))
+        .start(
+            () -> {
+              try {
+                node(i).startAgain();
+                ready.complete(null);
+              } catch (Throwable e) {
+                ready.completeExceptionally(e);
+              }
+            });
+    return ready;
+  }
+
+  /** Whether node {@code i} serves its peers (it may still be catching up). */
+  public boolean serving(int i) {
+    return network.endpoint(id(i)).isPresent();
   }
 
   /** Cuts node {@code a} and node {@code b} off from each other. */

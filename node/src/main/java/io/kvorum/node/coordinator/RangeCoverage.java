@@ -1,0 +1,84 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
+import io.kvorum.node.core.Record;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the nodes a range still reads hold every key of it.
+ *
+ * <p>A key written with {@code from} = F lives on the first F nodes of its ranking, so while fewer
+ * than F nodes are lost (down when the range started, or failed while it streamed), every such key
+ * still has a copy on a node being read. The coordinator cannot know the {@code from} of keys it
+ * has not read yet, so a range assumes F = the smallest of the cluster's default {@code from} and
+ * every replica count in the records it has read so far, from any node, tombstones and expired
+ * records included. It goes on while fewer than F nodes are lost and fails (504 before the first
+ * entry, a cut-off response after) once F nodes are lost. Keys written with a smaller {@code from}
+ * than any the range has seen may be missing, if they lived only on lost nodes.
+ *
+ * <p>Thread-safe.
+ */
+final class RangeCoverage implements MergingCursor.Coverage {
+  private static final Logger log = LoggerFactory.getLogger(RangeCoverage.class);
+
+  private final KeyRange range;
+  private final int clusterSize;
+  private final List<NodeId> sources;
+  private final ReplicaFailures lost = new ReplicaFailures();
+  private int assumedFrom;
+
+  /**
+   * @param clusterSize nodes in the cluster
+   * @param defaultFrom the {@code from} of a request that does not say
+   * @param sources the nodes read, by source index
+   */
+  RangeCoverage(KeyRange range, int clusterSize, int defaultFrom, List<NodeId> sources) {
+    this.range = range;
+    this.clusterSize = clusterSize;
+    this.assumedFrom = Math.min(defaultFrom, clusterSize);
+    this.sources = List.copyOf(sources);
+  }
+
+  /** {@code node} is down as the range starts and is not read. */
+  synchronized void leftOut(NodeId node, String reason) {
+    lost.add(node, new PeerUnavailableException(node, reason, null));
+  }
+
+  @Override
+  public synchronized void lost(int source, Throwable error) {
+    NodeId node = sources.get(source);
+    lost.add(node, error);
+    if (lost.count() < assumedFrom) {
+      log.warn(
+          "range {} lost {} ({}); the {} of {} nodes left hold every key written with from >= {}",
+          range,
+          node,
+          Failures.rootMessage(error),
+          clusterSize - lost.count(),
+          clusterSize,
+          lost.count() + 1);
+    }
+  }
+
+  @Override
+  public synchronized void seen(Record record) {
+    if (record.replicas() < assumedFrom) {
+      assumedFrom = record.replicas();
+    }
+  }
+
+  @Override
+  public synchronized Optional<RuntimeException> gone() {
+    if (lost.count() < assumedFrom) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        lost.toClientError(clusterSize - assumedFrom + 1, clusterSize - lost.count(), List.of()));
+  }
+}

@@ -1,0 +1,63 @@
+package io.kvorum.node.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.testing.ScriptedPeerTransport;
+import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class CatchUpTest {
+  private static final Duration WAIT = Duration.ofSeconds(5);
+  private static final NodeId N1 = NodeId.of("n1");
+  private static final NodeId N2 = NodeId.of("n2");
+  private static final NodeId N3 = NodeId.of("n3");
+  private static final Topology TOPOLOGY =
+      new Topology(
+          N1,
+          List.of(
+              new Member(N1, "n1.test", 9090),
+              new Member(N2, "n2.test", 9090),
+              new Member(N3, "n3.test", 9090)));
+
+  private final ScriptedPeerTransport transport = new ScriptedPeerTransport();
+  private final List<NodeId> greeted = new CopyOnWriteArrayList<>();
+
+  @Test
+  void isOverOnlyOnceEveryPeerAnsweredItsHello() {
+    transport.answer(N3, Outcome.HANG);
+
+    CompletableFuture<Void> caughtUp = CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add);
+
+    assertThat(caughtUp).as("n3 is still delivering the hints it holds").isNotDone();
+    assertThat(transport.calls("hello")).extracting(c -> c.peer()).containsExactly(N2, N3);
+    transport.releaseAll();
+    assertThat(caughtUp).succeedsWithin(WAIT);
+    assertThat(greeted).as("peers that answered get this node's hints").containsExactly(N2, N3);
+  }
+
+  @Test
+  void aPeerWhoseHelloFailsIsSkippedAndNotGreeted() {
+    transport.answer(N2, Outcome.FAIL);
+
+    assertThat(CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add)).succeedsWithin(WAIT);
+
+    assertThat(greeted).containsExactly(N3);
+  }
+
+  @Test
+  void aPeerThatNeverAnswersHoldsReadinessBackOnlyUntilTheLimit() {
+    transport.answer(N2, Outcome.HANG);
+
+    assertThat(CatchUp.run(TOPOLOGY, transport, Duration.ofMillis(200), greeted::add))
+        .succeedsWithin(WAIT);
+
+    assertThat(greeted).containsExactly(N3);
+  }
+}
