@@ -201,6 +201,14 @@ public final class BenchCommand implements Callable<Integer> {
               + " turn and compare them in one report (default: node/target/kvorum-node.jar).")
   List<String> jarSpecs = List.of("node/target/kvorum-node.jar");
 
+  @Option(
+      names = "--jar-jvm",
+      description =
+          "More JVM options for the nodes of one --jar label, as LABEL=OPTIONS, after --node-jvm;"
+              + " repeatable. The same jar under two labels A/B-tests a run-time switch, e.g."
+              + " --jar before=J --jar-jvm before=-Dkvorum.threads=before --jar after=J.")
+  List<String> jarJvmSpecs = new ArrayList<>();
+
   @Option(names = "--out", description = "Results directory (default: bench/results/<timestamp>).")
   Path out;
 
@@ -253,8 +261,7 @@ public final class BenchCommand implements Callable<Integer> {
     List<JarResults> results = new ArrayList<>();
     for (Jar jar : jars()) {
       Path jarDir = jars().size() == 1 ? dir : dir.resolve(jar.label());
-      results.add(
-          new JarBench(this, plan, workload, jar.label(), jar.path(), jarDir, report).run());
+      results.add(new JarBench(this, plan, workload, jar, jarDir, report).run());
     }
     boolean heap = nodeJvm.contains("-Xmx1g") || nodeJvm.contains("-Xmx1024m");
     report.headline(
@@ -352,8 +359,11 @@ public final class BenchCommand implements Callable<Integer> {
         dir);
   }
 
-  /** A node jar and its label in the report and the results directory. */
-  record Jar(String label, Path path) {}
+  /**
+   * A node jar, its label in the report and the results directory, and the JVM options its nodes
+   * get besides {@code --node-jvm}.
+   */
+  record Jar(String label, Path path, List<String> jvm) {}
 
   /** The jars of {@code --jar}, each labelled by LABEL= or its file name. */
   List<Jar> jars() {
@@ -373,9 +383,31 @@ public final class BenchCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "--jar " + spec + ": label " + label + " given twice (use LABEL=PATH)");
       }
-      jars.add(new Jar(label, path));
+      jars.add(new Jar(label, path, jarJvm(label)));
+    }
+    for (String spec : jarJvmSpecs) {
+      String label = spec.substring(0, Math.max(0, spec.indexOf('=')));
+      if (jars.stream().noneMatch(j -> j.label().equals(label))) {
+        throw new IllegalArgumentException(
+            "--jar-jvm " + spec + ": LABEL=OPTIONS, LABEL one of the --jar labels");
+      }
     }
     return jars;
+  }
+
+  /** The options {@code --jar-jvm} gives the nodes of {@code label}, in order. */
+  private List<String> jarJvm(String label) {
+    List<String> options = new ArrayList<>();
+    for (String spec : jarJvmSpecs) {
+      if (spec.startsWith(label + "=")) {
+        for (String option : spec.substring(label.length() + 1).split(" ")) {
+          if (!option.isBlank()) {
+            options.add(option);
+          }
+        }
+      }
+    }
+    return options;
   }
 
   /** The generator this run uses, sending to {@code targets}; its files go into {@code dir}. */

@@ -43,6 +43,8 @@ final class JarBench {
   private final Workload workload;
   private final String label;
   private final Path jar;
+  private final List<String> extraJvm;
+  private final List<String> nodeJvm;
   private final Path dir;
   private final Report report;
 
@@ -54,22 +56,27 @@ final class JarBench {
       BenchCommand command,
       Plan plan,
       Workload workload,
-      String label,
-      Path jar,
+      BenchCommand.Jar jar,
       Path dir,
       Report report) {
     this.command = command;
     this.plan = plan;
     this.workload = workload;
-    this.label = label;
-    this.jar = jar;
+    this.label = jar.label();
+    this.jar = jar.path();
+    this.extraJvm = jar.jvm();
+    this.nodeJvm = new ArrayList<>(command.nodeJvm);
+    nodeJvm.addAll(extraJvm);
     this.dir = dir;
     this.report = report;
   }
 
   JarResults run() throws Exception {
-    OUT.printf("%n### %s: %s%n", label, jar);
+    OUT.printf("%n### %s: %s %s%n", label, jar, String.join(" ", nodeJvm));
     report.files(dir);
+    if (!extraJvm.isEmpty()) {
+      report.text("The nodes of " + label + " also ran with `" + String.join(" ", extraJvm) + "`.");
+    }
     List<Sweep> sweeps = new ArrayList<>();
     Run preload;
     Run saturation = null;
@@ -80,7 +87,7 @@ final class JarBench {
             command.nodes,
             command.httpPort,
             command.grpcPort,
-            command.nodeJvm,
+            nodeJvm,
             command.nodeFlags)) {
       List<Path> gcLogs = new ArrayList<>();
       for (int i = 0; i < cluster.size(); i++) {

@@ -12,11 +12,13 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
 import io.kvorum.node.gateway.NodeStatus;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.replication.Replicas;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.MemoryFirstStorageEngine;
 import io.kvorum.node.storage.MeteredStorageEngine;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
@@ -58,6 +60,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,41 +97,42 @@ public final class NodeBootstrap implements AutoCloseable {
                 .asLocalStorage();
   }
 
-  /** How nodes reach each other; tests substitute an in-memory network. */
+  /**
+   * How nodes reach each other; tests substitute an in-memory network. Both sides may run on the
+   * event loops the node gives its inter-node traffic, which outlive them.
+   */
   public interface Interconnect {
     /** The client side: replica calls to every peer of the topology. */
-    PeerTransport connect(NodeConfig config, Clock clock);
+    PeerTransport connect(NodeConfig config, Clock clock, EventLoops loops, Threading threading);
 
     /**
      * The server side: serves {@code service} to the peers until closed.
      *
      * @throws UncheckedIOException if the inter-node port cannot be bound
      */
-    AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service);
+    AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service, EventLoops loops);
 
     /** Production: gRPC on {@code --grpc-port}. */
     Interconnect GRPC =
         new Interconnect() {
           @Override
-          public PeerTransport connect(NodeConfig config, Clock clock) {
+          public PeerTransport connect(
+              NodeConfig config, Clock clock, EventLoops loops, Threading threading) {
             return new GrpcPeerTransport(
                 config.topology(),
                 clock,
                 config.requestTimeout(),
                 config.replication().catchUpTimeout(),
                 maxMessageBytes(config),
-                config.http().ioThreads());
+                loops,
+                threading.sharedLoops() && threading.channelPerLoop());
           }
 
           @Override
-          public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
+          public AutoCloseable serve(
+              NodeConfig config, Clock clock, ReplicaService service, EventLoops loops) {
             return GrpcReplicaServer.start(
-                config.nodeId(),
-                config.grpcPort(),
-                service,
-                clock,
-                maxMessageBytes(config),
-                config.http().ioThreads());
+                config.nodeId(), config.grpcPort(), service, clock, maxMessageBytes(config), loops);
           }
         };
   }
@@ -136,6 +140,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private final NodeConfig config;
   private final StorageFactory storageFactory;
   private final Interconnect interconnect;
+  private final Threading threading;
   private final PrometheusMeterRegistry registry;
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean ready = new AtomicBoolean();
@@ -143,14 +148,20 @@ public final class NodeBootstrap implements AutoCloseable {
   private HttpGateway gateway;
   private HintedHandoff handoff;
   private Coordinator coordinator;
+  private EventLoops httpLoops;
+  private EventLoops grpcLoops;
   private CompletableFuture<Void> caughtUp;
   private InetSocketAddress httpAddress;
 
   private NodeBootstrap(
-      NodeConfig config, StorageFactory storageFactory, Interconnect interconnect) {
+      NodeConfig config,
+      StorageFactory storageFactory,
+      Interconnect interconnect,
+      Threading threading) {
     this.config = config;
     this.storageFactory = storageFactory;
     this.interconnect = interconnect;
+    this.threading = threading;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
   }
@@ -166,10 +177,22 @@ public final class NodeBootstrap implements AutoCloseable {
     return start(config, StorageFactory.ROCKSDB, Interconnect.GRPC);
   }
 
-  /** Starts a node on the storage and interconnect given. */
+  /**
+   * Starts a node on the storage and interconnect given, its threads handing work on as the system
+   * properties say ({@link Threading#fromSystemProperties}).
+   */
   public static NodeBootstrap start(
       NodeConfig config, StorageFactory storageFactory, Interconnect interconnect) {
-    NodeBootstrap node = new NodeBootstrap(config, storageFactory, interconnect);
+    return start(config, storageFactory, interconnect, Threading.fromSystemProperties());
+  }
+
+  /** Starts a node on the storage and interconnect given, its threads handing work on so. */
+  public static NodeBootstrap start(
+      NodeConfig config,
+      StorageFactory storageFactory,
+      Interconnect interconnect,
+      Threading threading) {
+    NodeBootstrap node = new NodeBootstrap(config, storageFactory, interconnect, threading);
     try {
       node.startComponents();
       return node;
@@ -182,25 +205,21 @@ public final class NodeBootstrap implements AutoCloseable {
   private void startComponents() {
     Path dataDir = prepareDataDir(config.dataDir());
     bindProcessMetrics(dataDir);
+    log.info("node {} hands work between threads so: {}", config.nodeId(), threading);
 
+    startEventLoops();
     ExecutorService storageExecutor = storageExecutor(config.storage());
     resources.push(() -> shutdownExecutor(storageExecutor));
     LocalStorage local = openStorage(dataDir, storageExecutor);
     resources.push(local);
-    StorageEngine storage = new MeteredStorageEngine(local.records(), registry);
+    StorageEngine storage = storageEngine(local);
 
     HybridLogicalClock clock = HybridLogicalClock.start(new FileCeilingStore(dataDir));
-    ScheduledExecutorService timers =
-        Executors.newSingleThreadScheduledExecutor(daemonThreads("kvorum-timer"));
-    resources.push(() -> shutdownExecutor(timers));
-    every(timers, Duration.ofMillis(250), clock::refreshCeiling);
-    PurgeSweeper sweeper =
-        new PurgeSweeper(storage, config.storage().tombstoneGrace(), clock::wallMillis, registry);
-    every(timers, config.storage().sweepInterval(), sweeper::sweep);
+    ScheduledExecutorService timers = startTimers(clock, storage);
 
     PeerTransport transport =
         new ResilientPeerTransport(
-            interconnect.connect(config, clock),
+            interconnect.connect(config, clock, grpcLoops, threading),
             MAX_CALLS_IN_FLIGHT_PER_PEER,
             BREAKER_OPEN_FOR,
             registry);
@@ -229,7 +248,7 @@ public final class NodeBootstrap implements AutoCloseable {
             handoff,
             clock,
             config.requestTimeout(),
-            timers,
+            timeouts(timers),
             registry);
     startGateway();
     caughtUp =
@@ -245,9 +264,49 @@ public final class NodeBootstrap implements AutoCloseable {
                 });
   }
 
+  /**
+   * The event loops of the HTTP edge and of the inter-node traffic: one group, or one each. Started
+   * first and so closed last, after the servers and channels on them.
+   */
+  private void startEventLoops() {
+    int threads = config.http().ioThreads();
+    httpLoops = EventLoops.start(threading.sharedLoops() ? "kvorum-io" : "kvorum-http-io", threads);
+    resources.push(httpLoops);
+    grpcLoops = httpLoops;
+    if (!threading.sharedLoops()) {
+      grpcLoops = EventLoops.start("kvorum-grpc", threads);
+      resources.push(grpcLoops);
+    }
+  }
+
+  /** The engine as the node uses it: metered, and reading from memory first if so switched. */
+  private StorageEngine storageEngine(LocalStorage local) {
+    StorageEngine metered = new MeteredStorageEngine(local.records(), registry);
+    return threading.memoryFirstReads() ? new MemoryFirstStorageEngine(metered) : metered;
+  }
+
+  /** The timer thread, renewing the clock's ceiling and sweeping the purgeable records. */
+  private ScheduledExecutorService startTimers(HybridLogicalClock clock, StorageEngine storage) {
+    ScheduledExecutorService timers =
+        Executors.newSingleThreadScheduledExecutor(daemonThreads("kvorum-timer"));
+    resources.push(() -> shutdownExecutor(timers));
+    every(timers, Duration.ofMillis(250), clock::refreshCeiling);
+    PurgeSweeper sweeper =
+        new PurgeSweeper(storage, config.storage().tombstoneGrace(), clock::wallMillis, registry);
+    every(timers, config.storage().sweepInterval(), sweeper::sweep);
+    return timers;
+  }
+
+  /** Where a request's timeout is kept: on the event loop serving it, or on the timer thread. */
+  private Supplier<ScheduledExecutorService> timeouts(ScheduledExecutorService timers) {
+    return threading.loopTimeouts()
+        ? () -> httpLoops.current().<ScheduledExecutorService>map(loop -> loop).orElse(timers)
+        : () -> timers;
+  }
+
   private void serveReplicas(ReplicaService service, Clock clock) {
     try {
-      resources.push(interconnect.serve(config, clock, service));
+      resources.push(interconnect.serve(config, clock, service, grpcLoops));
     } catch (UncheckedIOException e) {
       throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
     }
@@ -262,8 +321,9 @@ public final class NodeBootstrap implements AutoCloseable {
                 http.port(),
                 config.limits().maxValueBytes(),
                 config.limits().maxKeyBytes(),
-                http.ioThreads(),
-                http.idleTimeout()),
+                http.idleTimeout(),
+                threading.inlineReplies()),
+            httpLoops,
             coordinator,
             new NodeStatus(config.nodeId().value(), ready::get),
             registry);

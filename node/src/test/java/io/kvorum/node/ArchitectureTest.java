@@ -136,11 +136,33 @@ class ArchitectureTest {
     check(
         noClasses()
             .that()
-            .resideOutsideOfPackage(NODE + ".gateway..")
-            .and()
-            .resideOutsideOfPackage(NODE + ".transport.grpc..")
+            .resideOutsideOfPackages(
+                NODE + ".gateway..", NODE + ".transport.grpc..", NODE + ".netty..")
             .should()
             .dependOnClassesThat()
-            .resideInAPackage("io.netty.."));
+            .resideInAPackage("io.netty..")
+            .as("Netty stays in the two edges and the event loops they share"));
+  }
+
+  @Test
+  void theSharedEventLoopsServeTheEdgesAndTheWiringAlone() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".netty..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(NODE + ".netty..", "io.netty..", "java.."));
+    check(
+        noClasses()
+            .that()
+            .resideOutsideOfPackages(
+                NODE + ".gateway..", NODE + ".transport.grpc..", NODE + ".netty..")
+            .and()
+            .haveNameNotMatching("io\\.kvorum\\.node\\.NodeBootstrap(\\$.*)?")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage(NODE + ".netty..")
+            .as("the event loops are created by the wiring and used by the edges only"));
   }
 }

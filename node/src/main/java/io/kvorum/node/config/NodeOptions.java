@@ -100,7 +100,9 @@ public final class NodeOptions {
       names = "--storage-threads",
       defaultValue = "${env:KVORUM_STORAGE_THREADS:-0}",
       paramLabel = "N",
-      description = "Threads running storage calls. Default: twice the cores, at least 4.")
+      description =
+          "Threads running storage calls that may touch the disk (writes, reads not answered"
+              + " from memory, scans, maintenance). Default: one per core, at least 2.")
   String storageThreads;
 
   @Option(
@@ -184,8 +186,8 @@ public final class NodeOptions {
       defaultValue = "${env:KVORUM_IO_THREADS:-0}",
       paramLabel = "N",
       description =
-          "Event-loop threads of the HTTP API, and as many again for inter-node gRPC."
-              + " Default: one per core.")
+          "Event-loop threads, shared by the HTTP API and inter-node gRPC. Default: one per"
+              + " core.")
   String ioThreads;
 
   @Option(
@@ -253,7 +255,7 @@ public final class NodeOptions {
             intSize("--max-value-size", maxValueSize), intSize("--max-key-size", maxKeySize)),
         new NodeConfig.Storage(
             bool("--sync-writes", syncWrites),
-            threads == 0 ? Math.max(4, 2 * cores) : threads,
+            threads == 0 ? Math.max(2, cores) : threads,
             count("--storage-queue", storageQueue, false),
             positiveSize("--block-cache-size", blockCacheSize),
             positiveSize("--write-buffer-size", writeBufferSize),

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 
 /**
  * What a client request needs from the cluster: versioned writes and deletes, quorum reads that
@@ -34,6 +35,11 @@ public final class Coordinator {
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
 
+  /**
+   * @param requestTimeout how long a request waits for its quorum
+   * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
+   *     its timeout (cheapest on the thread itself when that is an event loop)
+   */
   public Coordinator(
       Topology topology,
       Placement placement,
@@ -41,13 +47,13 @@ public final class Coordinator {
       HintedHandoff handoff,
       Clock clock,
       Duration requestTimeout,
-      ScheduledExecutorService scheduler,
+      Supplier<ScheduledExecutorService> timeoutScheduler,
       MeterRegistry registry) {
     this.topology = topology;
     this.clock = clock;
     this.replicas = replicas;
     this.handoff = handoff;
-    Deadline deadline = new Deadline(requestTimeout, scheduler);
+    Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
     this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
     this.reads =
         new ReadCoordinator(placement, replicas, new ReadRepairer(replicas, registry), deadline);

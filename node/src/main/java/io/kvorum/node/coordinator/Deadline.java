@@ -7,28 +7,38 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * The request timeout: a quorum not reached within it fails with {@link NotEnoughReplicasException}
  * saying how many replicas answered in time, which failed and which did not answer.
+ *
+ * <p>Each request's timer is kept by the scheduler {@code schedulers} gives on the thread that
+ * starts the request: the event loop serving it, whose own timer queue takes and cancels a timer
+ * without a lock or a wake-up of another thread, or a shared timer thread.
  */
 final class Deadline {
   private final TimeLimiter limiter;
-  private final ScheduledExecutorService scheduler;
+  private final Supplier<ScheduledExecutorService> schedulers;
 
-  Deadline(Duration timeout, ScheduledExecutorService scheduler) {
+  Deadline(Duration timeout, Supplier<ScheduledExecutorService> schedulers) {
     this.limiter =
         TimeLimiter.of(
             "request",
             TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(false).build());
-    this.scheduler = scheduler;
+    this.schedulers = schedulers;
   }
 
   <T> CompletableFuture<List<QuorumCall.Answer<T>>> await(QuorumCall<T> call) {
-    return limiter
-        .executeCompletionStage(scheduler, call::result)
+    // Decided already (every replica asked answered from memory, on this thread): no timer.
+    CompletionStage<List<QuorumCall.Answer<T>>> timed =
+        call.result().isDone()
+            ? call.result()
+            : limiter.executeCompletionStage(schedulers.get(), call::result);
+    return timed
         .toCompletableFuture()
         .exceptionallyCompose(
             error -> {

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +28,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
-/** What each route does. Runs on the event loop; anything that may wait goes through futures. */
+/**
+ * What each route does. Runs on the event loop; anything that may wait goes through futures, whose
+ * results are answered on the connection's loop: at once when they complete on it, else as a task
+ * queued to it (or always as a task, without inline replies).
+ */
 final class Endpoints {
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -36,18 +41,24 @@ final class Endpoints {
   private final NodeStatus status;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier draining;
+  private final HttpMetrics metrics;
+  private final boolean inlineReplies;
 
   Endpoints(
       Coordinator coordinator,
       RequestParameters parameters,
       NodeStatus status,
       PrometheusMeterRegistry registry,
-      BooleanSupplier draining) {
+      BooleanSupplier draining,
+      HttpMetrics metrics,
+      boolean inlineReplies) {
     this.coordinator = coordinator;
     this.parameters = parameters;
     this.status = status;
     this.registry = registry;
     this.draining = draining;
+    this.metrics = metrics;
+    this.inlineReplies = inlineReplies;
   }
 
   /** Serves {@code request}; must copy what it needs, the caller releases the request after. */
@@ -164,13 +175,22 @@ final class Endpoints {
     return response;
   }
 
-  private static <T> void reply(
+  private <T> void reply(
       Exchange exchange, CompletableFuture<T> result, Function<T, FullHttpResponse> success) {
-    result.whenCompleteAsync(
-        (value, error) ->
-            exchange.respond(
-                error == null ? success.apply(value) : HttpErrorMapper.toResponse(error)),
-        exchange.context().executor());
+    EventExecutor loop = exchange.context().executor();
+    result.whenComplete(
+        (value, error) -> {
+          Runnable respond =
+              () ->
+                  exchange.respond(
+                      error == null ? success.apply(value) : HttpErrorMapper.toResponse(error));
+          if (inlineReplies && loop.inEventLoop()) {
+            respond.run();
+          } else {
+            metrics.handedOff();
+            loop.execute(respond);
+          }
+        });
   }
 
   private static FullHttpResponse octets(byte[] value) {

@@ -9,13 +9,14 @@ import java.time.Duration;
  * @param port port to bind; 0 picks a free one
  * @param maxValueBytes the largest request body accepted (larger get 413)
  * @param maxKeyBytes the longest key accepted (longer get 400)
- * @param ioThreads event-loop threads serving connections
  * @param idleTimeout connections idle this long are closed
+ * @param inlineReplies answer a request on the thread its result completes on when that is the
+ *     connection's event loop (else the answer is always queued to the loop as a task)
  */
 public record GatewaySettings(
     String host,
     int port,
     int maxValueBytes,
     int maxKeyBytes,
-    int ioThreads,
-    Duration idleTimeout) {}
+    Duration idleTimeout,
+    boolean inlineReplies) {}

@@ -1,28 +1,19 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.netty.EventLoops;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -31,9 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server of the client API. Uses native epoll where available, NIO elsewhere. Lifecycle:
- * {@link #start()}, then {@link #drain(Duration)} to stop taking requests and let in-flight ones
- * finish, then {@link #close()}.
+ * The HTTP server of the client API, on event loops it is given (which may serve other sockets too:
+ * the inter-node gRPC traffic): it accepts on one of them and serves each connection on one.
+ * Lifecycle: {@link #start()}, then {@link #drain(Duration)} to stop taking requests and let
+ * in-flight ones finish, then {@link #close()}, which closes the connections but leaves the loops
+ * to their owner.
  */
 public final class HttpGateway implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpGateway.class);
@@ -41,19 +34,19 @@ public final class HttpGateway implements AutoCloseable {
   private final GatewaySettings settings;
   private final HttpMetrics metrics;
   private final Endpoints endpoints;
-  private final EventLoopGroup acceptors;
-  private final EventLoopGroup workers;
-  private final Class<? extends ServerChannel> channelType;
+  private final EventLoops loops;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private volatile boolean draining;
   private Channel serverChannel;
 
   public HttpGateway(
       GatewaySettings settings,
+      EventLoops loops,
       Coordinator coordinator,
       NodeStatus status,
       PrometheusMeterRegistry registry) {
     this.settings = settings;
+    this.loops = loops;
     this.metrics = new HttpMetrics(registry);
     this.endpoints =
         new Endpoints(
@@ -61,15 +54,9 @@ public final class HttpGateway implements AutoCloseable {
             new RequestParameters(settings.maxKeyBytes()),
             status,
             registry,
-            () -> draining);
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    this.channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    this.acceptors =
-        new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kvorum-http-accept"), io);
-    this.workers =
-        new MultiThreadIoEventLoopGroup(
-            settings.ioThreads(), new DefaultThreadFactory("kvorum-http-io"), io);
+            () -> draining,
+            metrics,
+            settings.inlineReplies());
   }
 
   /**
@@ -81,8 +68,8 @@ public final class HttpGateway implements AutoCloseable {
   public InetSocketAddress start() {
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(acceptors, workers)
-            .channel(channelType)
+            .group(loops.group())
+            .channel(loops.serverChannelType())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -117,10 +104,7 @@ public final class HttpGateway implements AutoCloseable {
           e instanceof java.io.IOException io ? io : new java.io.IOException(e));
     }
     InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
-    log.info(
-        "HTTP API listening on {} ({})",
-        address,
-        channelType.getSimpleName().replace("ServerSocketChannel", ""));
+    log.info("HTTP API listening on {} on {}", address, loops);
     return address;
   }
 
@@ -155,8 +139,9 @@ public final class HttpGateway implements AutoCloseable {
   @Override
   public void close() {
     draining = true;
+    if (serverChannel != null) {
+      serverChannel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
     connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-    acceptors.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
-    workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
   }
 }

@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -10,19 +11,32 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Request metrics: a latency histogram per operation and status ({@code kvorum_http_requests_*})
- * and the number of requests in flight ({@code kvorum_http_requests_inflight}).
+ * Request metrics: a latency histogram per operation and status ({@code kvorum_http_requests_*}),
+ * the number of requests in flight ({@code kvorum_http_requests_inflight}), and how many answers
+ * were handed to the connection's event loop from another thread ({@code
+ * kvorum_http_reply_handoffs_total}).
  */
 public final class HttpMetrics {
   private final MeterRegistry registry;
   private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final Counter handOffs;
 
   public HttpMetrics(MeterRegistry registry) {
     this.registry = registry;
     Gauge.builder("kvorum.http.requests.inflight", inFlight, AtomicInteger::get)
         .description("HTTP requests received and not yet fully answered")
         .register(registry);
+    this.handOffs =
+        Counter.builder("kvorum.http.reply.handoffs")
+            .description(
+                "answers whose result completed on another thread than the connection's event"
+                    + " loop, so the response was queued to the loop as a task")
+            .register(registry);
+  }
+
+  void handedOff() {
+    handOffs.increment();
   }
 
   void started() {

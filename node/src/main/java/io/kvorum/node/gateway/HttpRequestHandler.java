@@ -33,6 +33,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private Exchange current;
   private boolean closing;
+  private boolean serving;
 
   HttpRequestHandler(Endpoints endpoints, HttpMetrics metrics, BooleanSupplier draining) {
     this.endpoints = endpoints;
@@ -63,7 +64,24 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     serve(request);
   }
 
-  private void serve(FullHttpRequest request) {
+  /**
+   * Serves {@code first} and then, while each answer is written before serving returns (answers
+   * completing at once, on this loop), the requests waiting behind it: in a loop, not by recursion,
+   * so a long pipeline cannot overflow the stack.
+   */
+  private void serve(FullHttpRequest first) {
+    serving = true;
+    try {
+      for (FullHttpRequest request = first; request != null; ) {
+        serveOne(request);
+        request = current == null ? nextWaiting() : null;
+      }
+    } finally {
+      serving = false;
+    }
+  }
+
+  private void serveOne(FullHttpRequest request) {
     try {
       DecoderResult decoded = request.decoderResult();
       Route route = Route.of(request);
@@ -80,7 +98,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
               version,
               keepAlive,
               parsed ? route.operation(request.method()) : "malformed",
-              this::next);
+              this::done);
       closing = current.closesConnection();
       if (!decoded.isSuccess()) {
         current.respond(undecodable(decoded.cause()));
@@ -96,18 +114,28 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void next() {
+  /** The current exchange is answered: serve the next request, unless {@link #serve} will. */
+  private void done() {
     current = null;
+    if (!serving) {
+      FullHttpRequest request = nextWaiting();
+      if (request != null) {
+        serve(request);
+      }
+    }
+  }
+
+  /** The next request waiting, if the connection goes on; reading resumes once none waits. */
+  private FullHttpRequest nextWaiting() {
     if (closing || !ctx.channel().isActive()) {
       releaseWaiting();
-      return;
+      return null;
     }
     FullHttpRequest request = waiting.poll();
-    if (request != null) {
-      serve(request);
-    } else {
+    if (request == null) {
       ctx.channel().config().setAutoRead(true);
     }
+    return request;
   }
 
   private static FullHttpResponse undecodable(Throwable cause) {

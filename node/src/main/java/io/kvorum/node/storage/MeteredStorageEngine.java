@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,15 +17,21 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Times every storage operation ({@code kvorum_storage_operations_seconds} by operation and
- * outcome) and publishes the engine's figures as gauges and counters ({@code kvorum_storage_*}).
+ * outcome), counts reads answered from memory and those that were not ({@code
+ * kvorum_storage_memory_reads_total} by outcome), and publishes the engine's figures as gauges and
+ * counters ({@code kvorum_storage_*}).
  */
 public final class MeteredStorageEngine implements StorageEngine {
   private final StorageEngine delegate;
   private final MeterRegistry registry;
+  private final Counter memoryHits;
+  private final Counter memoryMisses;
 
   public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
     this.delegate = delegate;
     this.registry = registry;
+    this.memoryHits = memoryReads("hit", registry);
+    this.memoryMisses = memoryReads("miss", registry);
     gauge(
         "kvorum.storage.keys",
         "estimated stored records, tombstones included",
@@ -46,6 +53,13 @@ public final class MeteredStorageEngine implements StorageEngine {
         s -> s.recordsWritten());
   }
 
+  private static Counter memoryReads(String outcome, MeterRegistry registry) {
+    return Counter.builder("kvorum.storage.memory.reads")
+        .description("reads asked of memory alone: answered (hit) or left to a get (miss)")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
   private void counter(String name, String description, ToDoubleFunction<StorageStats> figure) {
     FunctionCounter.builder(name, delegate, engine -> figure.applyAsDouble(engine.stats()))
         .description(description)
@@ -61,6 +75,13 @@ public final class MeteredStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<Optional<Record>> get(Key key) {
     return timed("get", delegate.get(key));
+  }
+
+  @Override
+  public Optional<Optional<Record>> getFromMemory(Key key) {
+    Optional<Optional<Record>> known = delegate.getFromMemory(key);
+    (known.isPresent() ? memoryHits : memoryMisses).increment();
+    return known;
   }
 
   @Override

@@ -37,6 +37,17 @@ public interface StorageEngine extends AutoCloseable {
   CompletableFuture<Optional<Record>> get(Key key);
 
   /**
+   * What {@link #get} would answer for {@code key} now, if the engine can tell from memory alone
+   * (recent writes, cached blocks): on the calling thread, without I/O and without waiting for a
+   * lock another thread holds. Empty when it cannot (the answer needs the disk, or the engine is
+   * closed or failing): then {@link #get} must be asked, and reports any failure. Never blocks, so
+   * an event loop may call it to answer a read without handing it to the engine's executor.
+   *
+   * @return the stored record or its absence, known from memory; or empty: not known
+   */
+  Optional<Optional<Record>> getFromMemory(Key key);
+
+  /**
    * Offers {@code record} for {@code key}: it is kept unless the stored record wins
    * last-writer-wins against it. Completes once it is durable (as the contract above says).
    */

@@ -40,7 +40,7 @@ class NodeOptionsTest {
     assertThat(config.limits().maxKeyBytes()).isEqualTo(1024);
     assertThat(config.dataDir().normalize()).isEqualTo(Path.of("./data/n1").normalize());
     assertThat(config.storage().syncWrites()).isFalse();
-    assertThat(config.storage().threads()).isEqualTo(Math.max(4, 2 * CORES));
+    assertThat(config.storage().threads()).isEqualTo(Math.max(2, CORES));
     assertThat(config.storage().queueSize()).isEqualTo(4096);
     assertThat(config.storage().blockCacheBytes()).isEqualTo(128L << 20);
     assertThat(config.storage().maxDiskBytes()).isZero();

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Ranges over the whole cluster, and the cluster as one node sees it. */
@@ -191,23 +192,20 @@ class ClusterRangeAndViewTest {
       for (int i = 0; i < 5; i++) {
         cluster.client(1).put("view" + i, "v");
       }
-      JsonNode view = clusterView(cluster.client(1));
-      assertThat(view.path("node").asText()).isEqualTo("n1");
-      assertThat(view.path("ready").asBoolean()).isTrue();
-      List<String> lines = new ArrayList<>();
-      for (JsonNode node : view.path("nodes")) {
-        lines.add(
-            node.path("id").asText()
-                + " "
-                + node.path("state").asText()
-                + " self="
-                + node.path("self").asBoolean()
-                + " hints="
-                + node.path("hintsPending").asLong());
-      }
-      assertThat(lines)
-          .containsExactly(
-              "n1 up self=true hints=0", "n2 down self=false hints=5", "n3 up self=false hints=0");
+      // A hint is stored after the write it stands for has its quorum: wait for the last one.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode view = clusterView(cluster.client(1));
+                assertThat(view.path("node").asText()).isEqualTo("n1");
+                assertThat(view.path("ready").asBoolean()).isTrue();
+                assertThat(viewLines(view))
+                    .containsExactly(
+                        "n1 up self=true hints=0",
+                        "n2 down self=false hints=5",
+                        "n3 up self=false hints=0");
+              });
 
       cluster.startNode(2);
       assertThat(clusterView(cluster.client(1)).path("nodes").get(1).path("hintsPending").asLong())
@@ -215,6 +213,21 @@ class ClusterRangeAndViewTest {
       assertThat(clusterView(cluster.client(1)).path("nodes").get(1).path("state").asText())
           .isEqualTo("up");
     }
+  }
+
+  private static List<String> viewLines(JsonNode view) {
+    List<String> lines = new ArrayList<>();
+    for (JsonNode node : view.path("nodes")) {
+      lines.add(
+          node.path("id").asText()
+              + " "
+              + node.path("state").asText()
+              + " self="
+              + node.path("self").asBoolean()
+              + " hints="
+              + node.path("hintsPending").asLong());
+    }
+    return lines;
   }
 
   private static JsonNode clusterView(KvorumClient client) throws Exception {

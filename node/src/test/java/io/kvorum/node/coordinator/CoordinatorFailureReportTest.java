@@ -73,7 +73,7 @@ class CoordinatorFailureReportTest {
             registry),
         HybridLogicalClock.start(new NoCeiling()),
         requestTimeout,
-        timers,
+        () -> timers,
         registry);
   }
 

@@ -95,6 +95,12 @@ public final class FaultyStorageEngine implements StorageEngine {
     return faulty(() -> delegate.get(key));
   }
 
+  /** Answers from memory only while no fault is set: a failing or slow engine must be asked. */
+  @Override
+  public Optional<Optional<Record>> getFromMemory(Key key) {
+    return failure == null && delay.isZero() ? delegate.getFromMemory(key) : Optional.empty();
+  }
+
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
     return faulty(() -> delegate.put(key, record));

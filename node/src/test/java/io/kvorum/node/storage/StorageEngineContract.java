@@ -397,6 +397,37 @@ public abstract class StorageEngineContract extends StorageEngineFixture {
     }
   }
 
+  // ---- reads from memory -----------------------------------------------------------------------
+
+  @Test
+  void aReadFromMemoryAnswersWhatGetAnswersOrNothing() {
+    put(key("k"), value(2_000, "newer"));
+    put(key("k"), value(1_000, "older"));
+    put(key("t"), tombstone(3_000));
+    putAll(List.of(new Entry(key("b"), value(1, "batched"))));
+
+    for (String k : List.of("k", "t", "b", "absent")) {
+      Optional<Optional<Record>> known = engine.getFromMemory(key(k));
+      known.ifPresent(record -> assertThat(record).as(k).isEqualTo(get(key(k))));
+    }
+  }
+
+  @Test
+  void recentWritesAndAbsentKeysAreKnownFromMemoryOnTheCallingThread() {
+    put(key("k"), value(1_000, "v"));
+
+    assertThat(engine.getFromMemory(key("k"))).contains(Optional.of(value(1_000, "v")));
+    assertThat(engine.getFromMemory(key("absent"))).contains(Optional.empty());
+  }
+
+  @Test
+  void aClosedEngineKnowsNothingFromMemory() {
+    put(key("k"), value(1, "v"));
+    engine.close();
+
+    assertThat(engine.getFromMemory(key("k"))).isEmpty();
+  }
+
   // ---- lifecycle ------------------------------------------------------------------------------
 
   @Test

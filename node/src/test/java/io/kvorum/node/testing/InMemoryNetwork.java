@@ -1,9 +1,11 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.NodeBootstrap;
+import io.kvorum.node.Threading;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
@@ -51,6 +53,12 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
           });
 
   @Override
+  public PeerTransport connect(
+      NodeConfig config, Clock clock, EventLoops loops, Threading threading) {
+    return connect(config, clock);
+  }
+
+  /** The client side of the node {@code config} describes (no event loops needed here). */
   public PeerTransport connect(NodeConfig config, Clock clock) {
     return connect(
         config.nodeId(), clock, config.requestTimeout(), config.replication().catchUpTimeout());
@@ -71,6 +79,12 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   }
 
   @Override
+  public AutoCloseable serve(
+      NodeConfig config, Clock clock, ReplicaService service, EventLoops loops) {
+    return serve(config, clock, service);
+  }
+
+  /** Serves the node {@code config} describes until closed (no event loops needed here). */
   public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
     return serve(config.nodeId(), clock, service);
   }

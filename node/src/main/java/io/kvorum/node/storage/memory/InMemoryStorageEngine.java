@@ -57,6 +57,19 @@ public final class InMemoryStorageEngine implements StorageEngine {
         .thenApply(ignored -> shared(() -> Optional.ofNullable(records.get(key))));
   }
 
+  /** Everything is in memory: answers unless closed or a batch is being applied. */
+  @Override
+  public Optional<Optional<Record>> getFromMemory(Key key) {
+    if (closed || !batches.readLock().tryLock()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Optional.ofNullable(records.get(key)));
+    } finally {
+      batches.readLock().unlock();
+    }
+  }
+
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
     return checkOpen("put", key)

@@ -32,6 +32,7 @@ import java.util.concurrent.locks.StampedLock;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
+import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -71,6 +72,10 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final ColumnFamilyHandle deaths;
   private final RocksDbHintStore hints;
   private final ReadOptions pointReads = new ReadOptions();
+
+  /** Reads that may not touch the disk: RocksDB answers Incomplete instead of reading a block. */
+  private final ReadOptions memoryReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
+
   private final WriteCombiner combiner;
 
   /**
@@ -148,6 +153,30 @@ public final class RocksDbStorageEngine implements StorageEngine {
           byte[] stored = db.get(records, pointReads, key.bytes());
           return stored == null ? Optional.empty() : Optional.of(RecordCodec.decode(stored));
         });
+  }
+
+  /**
+   * Answers when every piece of the record (memtables, cached blocks and the index and filter
+   * blocks that lead to them) is in memory; empty as soon as RocksDB would need a read from disk,
+   * or the engine is closing.
+   */
+  @Override
+  public Optional<Optional<Record>> getFromMemory(Key key) {
+    if (!lifecycle.readLock().tryLock()) {
+      return Optional.empty();
+    }
+    try {
+      if (closed) {
+        return Optional.empty();
+      }
+      byte[] stored = db.get(records, memoryReads, key.bytes());
+      return Optional.of(
+          stored == null ? Optional.empty() : Optional.of(RecordCodec.decode(stored)));
+    } catch (RocksDBException e) {
+      return Optional.empty(); // Incomplete: needs I/O; any other failure, get reports it
+    } finally {
+      lifecycle.readLock().unlock();
+    }
   }
 
   @Override
@@ -342,6 +371,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       handles.forEach(ColumnFamilyHandle::close);
       db.close();
       pointReads.close();
+      memoryReads.close();
       options.close();
     } finally {
       lifecycle.writeLock().unlock();

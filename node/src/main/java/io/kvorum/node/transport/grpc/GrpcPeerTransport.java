@@ -2,8 +2,7 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.EventLoop;
+import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.Member;
@@ -14,13 +13,16 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.WriteRequest;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,27 +34,34 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * {@link PeerTransport} over gRPC: one channel per peer, bound to one of the process's inter-node
- * event loops; replica reads and writes batched on one long-lived stream per peer ({@link
- * ReplicaStream}), scans as server-streaming calls, hello as a unary call. Every message passes the
- * node's {@link WireEdge}, which carries the clock and the replicas' errors. Connections are kept
- * alive with HTTP/2 pings, so a peer that freezes is noticed within seconds even when no request is
- * waiting on it.
+ * {@link PeerTransport} over gRPC: channels to every peer on the node's event loops; replica reads
+ * and writes batched on one long-lived stream per channel ({@link ReplicaStream}), scans as
+ * server-streaming calls, hello as a unary call. Every message passes the node's {@link WireEdge},
+ * which carries the clock and the replicas' errors. Connections are kept alive with HTTP/2 pings,
+ * so a peer that freezes is noticed within seconds even when no request is waiting on it.
+ *
+ * <p><b>Which connection.</b> With one channel per loop, each peer gets a channel on every loop of
+ * the group, and a call made on one of those loops (an HTTP request being served there) goes out on
+ * that loop's channel: its batch is sent, and its answer read and completed, on the thread that
+ * made the call, with no hand-off to another thread. Calls from other threads use the first
+ * channel. Otherwise each peer gets one channel, on a loop in turn.
  */
 public final class GrpcPeerTransport implements PeerTransport {
-  private final GrpcEventLoops eventLoops;
+  private final EventLoops loops;
   private final NodeId self;
   private final Duration callTimeout;
   private final Duration helloTimeout;
-  private final Map<NodeId, PeerChannel> peers;
+  private final Map<NodeId, List<PeerChannel>> peers;
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
 
   /**
    * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
    * @param helloTimeout deadline of a hello, which waits for the peer to deliver its hints
    * @param maxMessageBytes the largest message accepted (a value plus its key and framing)
-   * @param ioThreads event-loop threads of the process's inter-node traffic ({@link
-   *     GrpcEventLoops})
+   * @param loops the event loops the channels live on (the caller keeps them running until this
+   *     transport is closed)
+   * @param channelPerLoop one channel per peer on each loop, used by calls made on that loop; else
+   *     one channel per peer
    */
   public GrpcPeerTransport(
       Topology topology,
@@ -60,8 +69,9 @@ public final class GrpcPeerTransport implements PeerTransport {
       Duration callTimeout,
       Duration helloTimeout,
       int maxMessageBytes,
-      int ioThreads) {
-    this.eventLoops = GrpcEventLoops.acquire(ioThreads);
+      EventLoops loops,
+      boolean channelPerLoop) {
+    this.loops = loops;
     this.self = topology.self();
     this.callTimeout = callTimeout;
     this.helloTimeout = helloTimeout;
@@ -70,14 +80,34 @@ public final class GrpcPeerTransport implements PeerTransport {
         topology.peers().stream()
             .collect(
                 Collectors.toUnmodifiableMap(
-                    Member::id, member -> connect(member, edge, maxMessageBytes)));
+                    Member::id,
+                    member ->
+                        connectOn(
+                            channelPerLoop ? loops.loops() : List.of(loops.next()),
+                            member,
+                            edge,
+                            maxMessageBytes)));
   }
 
-  private PeerChannel connect(Member member, WireEdge edge, int maxMessageBytes) {
-    EventLoop loop = eventLoops.next();
+  /** A channel to {@code member} on each of {@code on}; the first one is the primary. */
+  private List<PeerChannel> connectOn(
+      List<EventLoop> on, Member member, WireEdge edge, int maxMessageBytes) {
+    List<PeerChannel> channels = new ArrayList<>(on.size());
+    for (EventLoop loop : on) {
+      channels.add(connect(member, loop, channels.isEmpty(), edge, maxMessageBytes));
+    }
+    return List.copyOf(channels);
+  }
+
+  /**
+   * @param primary whether this channel reports the peer's returns (the others follow it)
+   */
+  private PeerChannel connect(
+      Member member, EventLoop loop, boolean primary, WireEdge edge, int maxMessageBytes) {
     ManagedChannel channel =
-        eventLoops
-            .configure(NettyChannelBuilder.forAddress(member.host(), member.grpcPort()), loop)
+        NettyChannelBuilder.forAddress(member.host(), member.grpcPort())
+            .eventLoopGroup(loop)
+            .channelType(loops.socketChannelType())
             .usePlaintext()
             .directExecutor()
             // gRPC's shortest: a silent peer is dropped after 10 s without a byte and 3 s more.
@@ -88,7 +118,8 @@ public final class GrpcPeerTransport implements PeerTransport {
             // ones, or a single one of the largest.
             .maxInboundMessageSize(maxMessageBytes + ProtoMapping.BATCH_BYTES)
             .build();
-    return new PeerChannel(member.id(), channel, loop, edge, callTimeout, this::reachable);
+    return new PeerChannel(
+        member.id(), channel, loop, edge, callTimeout, primary ? this::reachable : peer -> {});
   }
 
   private void reachable(NodeId peer) {
@@ -155,7 +186,7 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public PeerState state(NodeId peer) {
-    ConnectivityState state = channel(peer).state();
+    ConnectivityState state = channels(peer).get(0).state();
     boolean reachable =
         state != ConnectivityState.TRANSIENT_FAILURE && state != ConnectivityState.SHUTDOWN;
     return new PeerState(reachable, "connection " + state.name().toLowerCase(Locale.ROOT));
@@ -168,23 +199,30 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public void peerAnnounced(NodeId peer) {
-    channel(peer).reconnectNow();
+    channels(peer).forEach(PeerChannel::reconnectNow);
   }
 
+  /** The channel to {@code peer} on the calling thread's loop, else the first one. */
   private PeerChannel channel(NodeId peer) {
-    PeerChannel channel = peers.get(peer);
-    if (channel == null) {
+    List<PeerChannel> channels = channels(peer);
+    for (int i = 1; i < channels.size(); i++) {
+      if (channels.get(i).loop().inEventLoop()) {
+        return channels.get(i);
+      }
+    }
+    return channels.get(0);
+  }
+
+  private List<PeerChannel> channels(NodeId peer) {
+    List<PeerChannel> channels = peers.get(peer);
+    if (channels == null) {
       throw new PeerUnavailableException(peer, "it is not in the topology", null);
     }
-    return channel;
+    return channels;
   }
 
   @Override
   public void close() {
-    try {
-      peers.values().forEach(PeerChannel::close);
-    } finally {
-      eventLoops.release();
-    }
+    peers.values().forEach(channels -> channels.forEach(PeerChannel::close));
   }
 }

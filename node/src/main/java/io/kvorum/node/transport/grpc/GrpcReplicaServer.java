@@ -2,9 +2,10 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.NettyServerBuilder;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,16 +21,15 @@ import org.slf4j.LoggerFactory;
 public final class GrpcReplicaServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
   private final Server server;
-  private final GrpcEventLoops eventLoops;
 
-  private GrpcReplicaServer(Server server, GrpcEventLoops eventLoops) {
+  private GrpcReplicaServer(Server server) {
     this.server = server;
-    this.eventLoops = eventLoops;
   }
 
   /**
-   * Binds {@code port} on every interface and starts serving, on the process's inter-node event
-   * loops ({@link GrpcEventLoops}, {@code ioThreads} threads when it starts them).
+   * Binds {@code port} on every interface and starts serving on {@code loops}: it accepts on one of
+   * them and spreads connections over all; each connection's calls run on its loop (the caller
+   * keeps the loops running until this server is closed).
    *
    * @throws UncheckedIOException if the port cannot be bound
    */
@@ -39,14 +39,15 @@ public final class GrpcReplicaServer implements AutoCloseable {
       ReplicaService service,
       Clock clock,
       int maxMessageBytes,
-      int ioThreads) {
-    GrpcEventLoops eventLoops = GrpcEventLoops.acquire(ioThreads);
+      EventLoops loops) {
     Server server =
-        eventLoops
-            .configure(NettyServerBuilder.forAddress(new InetSocketAddress(port)))
+        NettyServerBuilder.forAddress(new InetSocketAddress(port))
+            .bossEventLoopGroup(loops.group())
+            .workerEventLoopGroup(loops.group())
+            .channelType(loops.serverChannelType())
             .addService(
                 ServerInterceptors.intercept(
-                    new ReplicaEndpoint(self, service, eventLoops), new WireEdge(clock).server()))
+                    new ReplicaEndpoint(self, service, loops), new WireEdge(clock).server()))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)
@@ -56,11 +57,10 @@ public final class GrpcReplicaServer implements AutoCloseable {
     try {
       server.start();
     } catch (IOException e) {
-      eventLoops.release();
       throw new UncheckedIOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
     log.info("inter-node gRPC listening on port {}", server.getPort());
-    return new GrpcReplicaServer(server, eventLoops);
+    return new GrpcReplicaServer(server);
   }
 
   public int port() {
@@ -77,8 +77,6 @@ public final class GrpcReplicaServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       server.shutdownNow();
-    } finally {
-      eventLoops.release();
     }
   }
 }

@@ -3,12 +3,12 @@ package io.kvorum.node.transport.grpc;
 import io.grpc.ClientInterceptors;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.netty.channel.EventLoop;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +24,7 @@ import java.util.function.Consumer;
 final class PeerChannel implements AutoCloseable {
   private final NodeId peer;
   private final ManagedChannel channel;
+  private final EventLoop loop;
   private final ReplicaGrpc.ReplicaStub stub;
   private final ReplicaStream stream;
   private final Consumer<NodeId> onReachable;
@@ -42,6 +43,7 @@ final class PeerChannel implements AutoCloseable {
       Consumer<NodeId> onReachable) {
     this.peer = peer;
     this.channel = channel;
+    this.loop = loop;
     this.stub = ReplicaGrpc.newStub(ClientInterceptors.intercept(channel, edge.client()));
     this.stream = new ReplicaStream(peer, loop, stub, callTimeout);
     this.onReachable = onReachable;
@@ -50,6 +52,11 @@ final class PeerChannel implements AutoCloseable {
 
   NodeId peer() {
     return peer;
+  }
+
+  /** The event loop every connection of this channel lives on. */
+  EventLoop loop() {
+    return loop;
   }
 
   /** For the calls other than the replica stream (scans, hellos). */

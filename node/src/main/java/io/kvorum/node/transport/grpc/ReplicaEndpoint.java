@@ -8,6 +8,7 @@ import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
@@ -22,22 +23,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gRPC face of this node's {@link ReplicaService}. Runs on gRPC's transport threads (direct
- * executor) and never blocks: storage work completes on the storage executor. A failure is handed
- * to gRPC as the domain error it is; the node's {@link WireEdge} codes it (and stamps the clock on
- * every message), so nothing here deals with either.
+ * The gRPC face of this node's {@link ReplicaService}. Runs on the node's event loops (direct
+ * executor) and never blocks: storage work that may touch the disk completes on the storage
+ * executor, a read answered from memory at once. A failure is handed to gRPC as the domain error it
+ * is; the node's {@link WireEdge} codes it (and stamps the clock on every message), so nothing here
+ * deals with either.
  */
 final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private static final Logger log = LoggerFactory.getLogger(ReplicaEndpoint.class);
 
   private final NodeId self;
   private final ReplicaService service;
-  private final GrpcEventLoops eventLoops;
+  private final EventLoops loops;
 
-  ReplicaEndpoint(NodeId self, ReplicaService service, GrpcEventLoops eventLoops) {
+  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
     this.self = self;
     this.service = service;
-    this.eventLoops = eventLoops;
+    this.loops = loops;
   }
 
   @Override
@@ -45,7 +47,9 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
       StreamObserver<ReplicaResponseBatch> responses) {
     // gRPC opens the call on the event loop of its connection: the stream works on that loop.
     return new ServedExchange(
-        service, (ServerCallStreamObserver<ReplicaResponseBatch>) responses, eventLoops.current());
+        service,
+        (ServerCallStreamObserver<ReplicaResponseBatch>) responses,
+        loops.current().orElseGet(loops::next));
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.kvorum.node.transport.grpc;
 
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.netty.channel.EventLoop;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.kvorum.node.core.NodeId;
@@ -11,6 +10,7 @@ import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

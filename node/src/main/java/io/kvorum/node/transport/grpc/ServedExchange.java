@@ -1,6 +1,5 @@
 package io.kvorum.node.transport.grpc;
 
-import io.grpc.netty.shaded.io.netty.channel.EventLoop;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.core.Entry;
@@ -16,6 +15,7 @@ import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.kvorum.proto.replica.v1.WriteResponse;
+import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -100,6 +101,22 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     assertThat(get(key("k"))).as("after compaction").contains(winner);
     reopen();
     assertThat(get(key("k"))).as("after a reopen").contains(winner);
+  }
+
+  @Test
+  void aRecordOnlyOnDiskIsNotKnownFromMemoryUntilAGetHasCachedItsBlock() {
+    put(key("k"), value(1_000, "v"));
+    ((RocksDbStorageEngine) engine).compact();
+    reopen();
+
+    assertThat(engine.getFromMemory(key("k"))).as("its block not cached yet").isEmpty();
+    assertThat(get(key("k"))).contains(value(1_000, "v"));
+    assertThat(engine.getFromMemory(key("k")))
+        .as("its block cached by the get")
+        .contains(Optional.of(value(1_000, "v")));
+    assertThat(engine.getFromMemory(key("absent")))
+        .as("ruled out by the cached filter")
+        .contains(Optional.empty());
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.kvorum.node.transport.grpc;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.TransportTestCluster;
@@ -23,6 +24,12 @@ final class GrpcTestCluster extends TransportTestCluster {
 
   /** As the node sizes it: the largest value, the largest key, and room for framing. */
   static final int MAX_MESSAGE = MAX_VALUE + (1 << 10) + (64 << 10);
+
+  /**
+   * The event loops of every test cluster's servers and channels, as a node's: two, so a node's
+   * peers get a channel on each. Shared by the tests of this JVM and never stopped (daemons).
+   */
+  static final EventLoops LOOPS = EventLoops.start("kvorum-test-io", 2);
 
   private final Map<NodeId, Integer> ports = new ConcurrentHashMap<>();
 
@@ -50,7 +57,7 @@ final class GrpcTestCluster extends TransportTestCluster {
   protected AutoCloseable serve(Node node, ReplicaService service) {
     GrpcReplicaServer server =
         GrpcReplicaServer.start(
-            node.id(), ports.getOrDefault(node.id(), 0), service, node.clock(), MAX_MESSAGE, 2);
+            node.id(), ports.getOrDefault(node.id(), 0), service, node.clock(), MAX_MESSAGE, LOOPS);
     ports.put(node.id(), server.port());
     return server;
   }
@@ -60,6 +67,12 @@ final class GrpcTestCluster extends TransportTestCluster {
     List<Member> members =
         all.stream().map(n -> new Member(n.id(), "127.0.0.1", port(n.id()))).toList();
     return new GrpcPeerTransport(
-        new Topology(node.id(), members), node.clock(), callTimeout, HELLO_TIMEOUT, MAX_MESSAGE, 2);
+        new Topology(node.id(), members),
+        node.clock(),
+        callTimeout,
+        HELLO_TIMEOUT,
+        MAX_MESSAGE,
+        LOOPS,
+        true);
   }
 }

@@ -280,7 +280,8 @@ class GrpcTransportTest {
             callTimeout,
             TransportTestCluster.HELLO_TIMEOUT,
             GrpcTestCluster.MAX_MESSAGE,
-            2);
+            GrpcTestCluster.LOOPS,
+            true);
     extras.add(0, transport);
     return transport;
   }
