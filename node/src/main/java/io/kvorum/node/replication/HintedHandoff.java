@@ -4,6 +4,7 @@ import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.RepeatedFailureLog;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
@@ -84,6 +85,9 @@ public final class HintedHandoff {
   private final Counter droppedByCap;
   private final Counter notStored;
 
+  /** On a full disk every hint fails to be stored: logged when that starts and ends. */
+  private final RepeatedFailureLog storeFailures = new RepeatedFailureLog(log, "storing hints");
+
   public HintedHandoff(
       HintStore store,
       PeerTransport transport,
@@ -137,9 +141,11 @@ public final class HintedHandoff {
             (ok, error) -> {
               if (error == null) {
                 stored.increment();
+                storeFailures.succeeded();
               } else {
                 notStored.increment();
-                log.warn("could not store a hint for {}: {}", target, error.toString());
+                log.debug("could not store a hint for {}: {}", target, error.toString());
+                storeFailures.failed(error);
               }
             });
   }

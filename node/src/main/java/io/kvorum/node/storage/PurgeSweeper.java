@@ -1,5 +1,6 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.RepeatedFailureLog;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -23,6 +24,9 @@ public final class PurgeSweeper {
   private final LongSupplier wallMillis;
   private final Counter purged;
   private final AtomicBoolean running = new AtomicBoolean();
+
+  /** A sweep fails at every interval while the disk is full: logged when it starts and ends. */
+  private final RepeatedFailureLog failures = new RepeatedFailureLog(log, "the purge sweep");
 
   public PurgeSweeper(
       StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
@@ -50,8 +54,11 @@ public final class PurgeSweeper {
             (removed, error) -> {
               running.set(false);
               if (error != null) {
-                log.warn("purge sweep failed; it runs again at the next interval", error);
-              } else if (removed > 0) {
+                failures.failed(error);
+                return;
+              }
+              failures.succeeded();
+              if (removed > 0) {
                 log.info("purged {} tombstones and expired values", removed);
               }
             });
