@@ -7,8 +7,8 @@ import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.RepeatedFailureLog;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
@@ -384,15 +384,24 @@ public final class NodeBootstrap implements AutoCloseable {
    */
   private static void every(
       ScheduledExecutorService timers, String name, Duration period, Runnable task) {
-    RepeatedFailureLog failures =
-        new RepeatedFailureLog(log, "periodic " + name + " (every " + period.toMillis() + " ms)");
+    FailureStreak failures = new FailureStreak();
     timers.scheduleWithFixedDelay(
         () -> {
           try {
             task.run();
-            failures.succeeded();
+            if (failures.succeeded()) {
+              log.info("periodic {} works again", name);
+            }
           } catch (RuntimeException e) {
-            failures.failed(e);
+            if (failures.failed(e)) {
+              log.warn(
+                  "periodic {} (every {} ms) failed; repeats are not logged until it works again",
+                  name,
+                  period.toMillis(),
+                  e);
+            } else {
+              log.debug("periodic {} failed again: {}", name, e.toString());
+            }
           }
         },
         period.toMillis(),

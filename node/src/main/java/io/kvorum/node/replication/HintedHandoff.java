@@ -1,10 +1,10 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.core.RepeatedFailureLog;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
@@ -86,7 +86,7 @@ public final class HintedHandoff {
   private final Counter notStored;
 
   /** On a full disk every hint fails to be stored: logged when that starts and ends. */
-  private final RepeatedFailureLog storeFailures = new RepeatedFailureLog(log, "storing hints");
+  private final FailureStreak storeFailures = new FailureStreak();
 
   public HintedHandoff(
       HintStore store,
@@ -141,11 +141,20 @@ public final class HintedHandoff {
             (ok, error) -> {
               if (error == null) {
                 stored.increment();
-                storeFailures.succeeded();
+                if (storeFailures.succeeded()) {
+                  log.info("storing hints works again");
+                }
               } else {
                 notStored.increment();
-                log.debug("could not store a hint for {}: {}", target, error.toString());
-                storeFailures.failed(error);
+                if (storeFailures.failed(error)) {
+                  log.warn(
+                      "storing hints failed: could not store one for {}: {}; repeats are not"
+                          + " logged until it works again",
+                      target,
+                      error.toString());
+                } else {
+                  log.debug("could not store a hint for {}: {}", target, error.toString());
+                }
               }
             });
   }

@@ -1,6 +1,6 @@
 package io.kvorum.node.storage;
 
-import io.kvorum.node.core.RepeatedFailureLog;
+import io.kvorum.node.core.FailureStreak;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -26,7 +26,7 @@ public final class PurgeSweeper {
   private final AtomicBoolean running = new AtomicBoolean();
 
   /** A sweep fails at every interval while the disk is full: logged when it starts and ends. */
-  private final RepeatedFailureLog failures = new RepeatedFailureLog(log, "the purge sweep");
+  private final FailureStreak failures = new FailureStreak();
 
   public PurgeSweeper(
       StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
@@ -54,10 +54,17 @@ public final class PurgeSweeper {
             (removed, error) -> {
               running.set(false);
               if (error != null) {
-                failures.failed(error);
+                if (failures.failed(error)) {
+                  log.warn(
+                      "the purge sweep failed: {}; it runs again at every interval, repeats are"
+                          + " not logged until it works again",
+                      error.toString());
+                }
                 return;
               }
-              failures.succeeded();
+              if (failures.succeeded()) {
+                log.info("the purge sweep works again");
+              }
               if (removed > 0) {
                 log.info("purged {} tombstones and expired values", removed);
               }
