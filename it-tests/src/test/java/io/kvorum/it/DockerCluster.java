@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.awaitility.Awaitility;
 import org.testcontainers.containers.Network;
 
@@ -22,7 +23,7 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
   private final Network access = Network.newNetwork();
   private final List<NodeContainer> nodes = new ArrayList<>();
 
-  private DockerCluster(int size, Map<String, String> extraEnv) {
+  private DockerCluster(int size, Map<String, String> extraEnv, Set<Integer> smallDisks) {
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       peers.add("node-" + i + "=node-" + i + ":9090");
@@ -34,13 +35,23 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
     env.put("KVORUM_WRITE_BUFFER_SIZE", "8MiB");
     env.putAll(extraEnv);
     for (int i = 0; i < size; i++) {
-      nodes.add(new NodeContainer(i, cluster, access, freePort(), Map.copyOf(env)));
+      nodes.add(
+          new NodeContainer(
+              i, cluster, access, freePort(), Map.copyOf(env), smallDisks.contains(i)));
     }
   }
 
   /** Starts {@code size} nodes and waits until every one is ready. */
   static DockerCluster start(int size, Map<String, String> extraEnv) {
-    DockerCluster cluster = new DockerCluster(size, extraEnv);
+    return start(size, extraEnv, Set.of());
+  }
+
+  /**
+   * Starts {@code size} nodes, those of {@code smallDisks} with their data on a 64 MiB tmpfs, and
+   * waits until every one is ready.
+   */
+  static DockerCluster start(int size, Map<String, String> extraEnv, Set<Integer> smallDisks) {
+    DockerCluster cluster = new DockerCluster(size, extraEnv, smallDisks);
     try {
       cluster.nodes.forEach(NodeContainer::create);
       cluster.nodes.forEach(NodeContainer::awaitReady);

@@ -9,8 +9,11 @@ import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 
@@ -22,6 +25,11 @@ import org.junit.jupiter.api.TestInfo;
 @RequiresDocker
 class FaultScenariosIT {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
+
+  /** Scenarios tagged so run node-2 with its data on a 64 MiB tmpfs. */
+  private static final String SMALL_DISK = "small-disk";
+
+  private static final Consistency ALL_THREE = Consistency.of(3, 3);
   private DockerCluster cluster;
   private QuorumLoad load;
   private String scenario;
@@ -30,7 +38,10 @@ class FaultScenariosIT {
   void start(TestInfo test) {
     scenario = test.getTestMethod().orElseThrow().getName();
     cluster =
-        DockerCluster.start(3, Map.of("KVORUM_REQUEST_TIMEOUT", REQUEST_TIMEOUT.toMillis() + "ms"));
+        DockerCluster.start(
+            3,
+            Map.of("KVORUM_REQUEST_TIMEOUT", REQUEST_TIMEOUT.toMillis() + "ms"),
+            test.getTags().contains(SMALL_DISK) ? Set.of(2) : Set.of());
     load = new QuorumLoad(cluster, 4, 100);
   }
 
@@ -138,6 +149,68 @@ class FaultScenariosIT {
     try (KvorumClient alone = cluster.node(2).client()) {
       report("node-2 alone after healing", history.verify(alone, Consistency.of(1, 3)));
     }
+  }
+
+  /**
+   * Issue 11, part 1: node-2's disk filled to the last byte under quorum load. Quorum writes go on
+   * through every node (node-2's copies are hinted); a write that needs node-2 is 507; reads and
+   * node-2's readiness go on, and its log says so once. Once space is freed it takes writes again
+   * without a restart, gets its hints, and nothing acknowledged is lost.
+   */
+  @Test
+  @Tag(SMALL_DISK)
+  void aFullDiskOnOneNodeIs507ForWritesThatNeedItAndHealsOnceSpaceIsFreed() throws Exception {
+    Thread.sleep(1500);
+    NodeContainer full = cluster.node(2);
+    long failuresBefore = load.failures();
+    full.fillDisk();
+    Thread.sleep(3000);
+    try (KvorumClient viaFull = full.client();
+        KvorumClient via0 = cluster.node(0).client()) {
+      // The node's log file has space set aside (RocksDB preallocates it): writes that need
+      // node-2 go on until that is used up too.
+      byte[] large = new byte[1 << 20];
+      KvorumClientException refused = null;
+      for (int i = 0; i < 100 && refused == null; i++) {
+        try {
+          via0.put(("needs-all-three-" + i).getBytes(UTF_8), large, ALL_THREE);
+        } catch (KvorumClientException e) {
+          refused = e;
+        }
+      }
+      assertThat(refused).as("a 3/3 write refused within 100 MiB on a 64 MiB disk").isNotNull();
+      assertThat(refused.status()).as(refused.getMessage()).isEqualTo(507);
+      assertThat(refused.detail()).contains("disk is full");
+      viaFull.put("through-the-full-node".getBytes(UTF_8), "q".getBytes(UTF_8), QuorumLoad.QUORUM);
+      assertThat(via0.get("through-the-full-node".getBytes(UTF_8), ALL_THREE)).isPresent();
+      assertThat(viaFull.ready()).as("node-2 ready: a full disk does not stop reads").isTrue();
+    }
+    assertThat(load.failures() - failuresBefore)
+        .as("quorum requests that failed while node-2 was full: %s", load.failureReasons())
+        .isLessThan(5);
+    assertThat(count(full.logs(), "the disk is full")).isEqualTo(1);
+
+    full.freeDisk();
+    try (KvorumClient via0 = cluster.node(0).client()) {
+      Awaitility.await("a write that needs node-2, once its disk has space")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                via0.put("needs-all-three".getBytes(UTF_8), "y".getBytes(UTF_8), ALL_THREE);
+                return true;
+              });
+    }
+    History history = load.stop();
+    cluster.awaitHintsDelivered(2);
+    check(history, cluster.node(2));
+    assertThat(count(full.logs(), "disk space is back")).isEqualTo(1);
+    assertThat(count(full.logs(), "the disk is full")).isEqualTo(1);
+  }
+
+  private static long count(String log, String fragment) {
+    return log.lines().filter(line -> line.contains(fragment)).count();
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.awaitility.Awaitility;
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Container;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -25,20 +26,42 @@ import org.testcontainers.containers.wait.strategy.Wait;
  * #disconnect()}; {@link #wipe()} replaces it with a fresh container and an empty volume.
  */
 final class NodeContainer implements AutoCloseable {
+  private static final String DATA_DIR = "/var/lib/kvorum";
+  private static final String FILLER = DATA_DIR + "/filler";
+
+  /** The user the image runs the node as (docker/Dockerfile), owner of a tmpfs data directory. */
+  private static final int NODE_UID = 10001;
+
   private final int index;
   private final Network cluster;
   private final Network access;
   private final int hostPort;
   private final Map<String, String> env;
+  private final boolean smallDisk;
   private final DockerClient docker = DockerClientFactory.instance().client();
   private GenericContainer<?> container;
 
   NodeContainer(int index, Network cluster, Network access, int hostPort, Map<String, String> env) {
+    this(index, cluster, access, hostPort, env, false);
+  }
+
+  /**
+   * @param smallDisk the data directory on a 64 MiB tmpfs instead of a volume, to be filled with
+   *     {@link #fillDisk()}
+   */
+  NodeContainer(
+      int index,
+      Network cluster,
+      Network access,
+      int hostPort,
+      Map<String, String> env,
+      boolean smallDisk) {
     this.index = index;
     this.cluster = cluster;
     this.access = access;
     this.hostPort = hostPort;
     this.env = env;
+    this.smallDisk = smallDisk;
   }
 
   String name() {
@@ -62,8 +85,29 @@ final class NodeContainer implements AutoCloseable {
                           new PortBinding(Ports.Binding.bindPort(hostPort), ExposedPort.tcp(8080)));
                 })
             .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofSeconds(60)));
+    if (smallDisk) {
+      container.withTmpFs(Map.of(DATA_DIR, "rw,size=64m,uid=" + NODE_UID + ",gid=" + NODE_UID));
+    }
     container.start();
     docker.connectToNetworkCmd().withNetworkId(access.getId()).withContainerId(id()).exec();
+  }
+
+  /**
+   * Fills the small disk of the data directory to the last byte with a file beside the data (the
+   * node's next write that needs a new block fails with "no space").
+   */
+  void fillDisk() throws Exception {
+    exec("busybox head -c 134217728 /dev/zero > " + FILLER + " ; busybox df " + DATA_DIR);
+  }
+
+  /** Deletes the file {@link #fillDisk()} made: the space is free again. */
+  void freeDisk() throws Exception {
+    exec("busybox rm " + FILLER + " && busybox df " + DATA_DIR);
+  }
+
+  private void exec(String command) throws Exception {
+    Container.ExecResult result = container.execInContainer("sh", "-c", command);
+    System.out.printf("[%s] %s: %s%s%n", name(), command, result.getStdout(), result.getStderr());
   }
 
   String id() {

@@ -7,6 +7,7 @@ import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
@@ -238,7 +239,7 @@ public final class NodeBootstrap implements AutoCloseable {
             registry);
     serveReplicas(new LocalReplicaService(storage, handoff), clock);
     transport.onPeerReachable(handoff::welcome);
-    every(timers, HINT_REPLAY_INTERVAL, handoff::deliverAll);
+    every(timers, "hint replay", HINT_REPLAY_INTERVAL, handoff::deliverAll);
 
     coordinator =
         new Coordinator(
@@ -290,10 +291,10 @@ public final class NodeBootstrap implements AutoCloseable {
     ScheduledExecutorService timers =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("kvorum-timer"));
     resources.push(() -> shutdownExecutor(timers));
-    every(timers, Duration.ofMillis(250), clock::refreshCeiling);
+    every(timers, "clock ceiling renewal", Duration.ofMillis(250), clock::refreshCeiling);
     PurgeSweeper sweeper =
         new PurgeSweeper(storage, config.storage().tombstoneGrace(), clock::wallMillis, registry);
-    every(timers, config.storage().sweepInterval(), sweeper::sweep);
+    every(timers, "purge sweep", config.storage().sweepInterval(), sweeper::sweep);
     return timers;
   }
 
@@ -377,13 +378,30 @@ public final class NodeBootstrap implements AutoCloseable {
     new FileDescriptorMetrics().bindTo(registry);
   }
 
-  private static void every(ScheduledExecutorService timers, Duration period, Runnable task) {
+  /**
+   * Runs {@code task} every {@code period}. A task that keeps failing (the clock ceiling on a full
+   * disk, every 250 ms) is logged when it starts failing and when it works again, not every time.
+   */
+  private static void every(
+      ScheduledExecutorService timers, String name, Duration period, Runnable task) {
+    FailureStreak failures = new FailureStreak();
     timers.scheduleWithFixedDelay(
         () -> {
           try {
             task.run();
+            if (failures.succeeded()) {
+              log.info("periodic {} works again", name);
+            }
           } catch (RuntimeException e) {
-            log.warn("a periodic task failed; it runs again at its next period", e);
+            if (failures.failed(e)) {
+              log.warn(
+                  "periodic {} (every {} ms) failed; repeats are not logged until it works again",
+                  name,
+                  period.toMillis(),
+                  e);
+            } else {
+              log.debug("periodic {} failed again: {}", name, e.toString());
+            }
           }
         },
         period.toMillis(),

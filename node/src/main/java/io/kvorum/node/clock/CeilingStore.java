@@ -8,6 +8,11 @@ public interface CeilingStore {
   /** The stored ceiling in Unix milliseconds, or 0 if none was ever stored. */
   long load();
 
-  /** Stores {@code ceilingMillis} durably before returning (it survives a crash right after). */
+  /**
+   * Stores {@code ceilingMillis} durably before returning (it survives a crash right after).
+   *
+   * @throws io.kvorum.node.core.StorageException if it cannot: of kind {@code NO_SPACE} when the
+   *     disk is full. Then the previous ceiling stays stored.
+   */
   void store(long ceilingMillis);
 }

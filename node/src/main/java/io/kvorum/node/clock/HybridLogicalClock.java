@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
  * ceiling, the clock persists a new ceiling {@code window} ahead; on start it resumes from the
  * stored ceiling, so no version issued before a crash can be issued again or undercut. {@link
  * #refreshCeiling()}, called periodically off the request path, keeps the ceiling ahead so that
- * {@link #now()} practically never writes to disk itself.
+ * {@link #now()} practically never writes to disk itself. A ceiling that cannot be stored (a {@link
+ * io.kvorum.node.core.StorageException}, {@code NO_SPACE} on a full disk) is never passed: {@link
+ * #now()} fails with that exception instead of issuing a version at or past the stored ceiling, and
+ * the next call tries again.
  */
 public final class HybridLogicalClock implements Clock {
   private static final Logger log = LoggerFactory.getLogger(HybridLogicalClock.class);

@@ -1,5 +1,8 @@
 package io.kvorum.node.core;
 
+import java.io.IOException;
+import java.util.Locale;
+
 /** The storage engine failed an operation. */
 public final class StorageException extends KvorumException {
   /** What kind of failure, so edges can answer differently for a full disk. */
@@ -20,6 +23,30 @@ public final class StorageException extends KvorumException {
             + (cause == null ? kind.name() : cause.getMessage()),
         cause);
     this.kind = kind;
+  }
+
+  /**
+   * A failed file operation outside the storage engine (the clock's ceiling file): {@code NO_SPACE}
+   * when the file system said it is full or the quota is used up, {@code FAILURE} otherwise.
+   */
+  public static StorageException ofIo(String operation, IOException cause) {
+    return new StorageException(
+        noSpace(cause) ? Kind.NO_SPACE : Kind.FAILURE, operation, null, cause);
+  }
+
+  /** Whether {@code message}, an operating system's error text, says the disk is full. */
+  public static boolean saysNoSpace(String message) {
+    String text = String.valueOf(message).toLowerCase(Locale.ROOT);
+    return text.contains("no space left") || text.contains("disk quota exceeded");
+  }
+
+  private static boolean noSpace(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (saysNoSpace(t.getMessage())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public Kind kind() {

@@ -1,5 +1,6 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -84,6 +85,9 @@ public final class HintedHandoff {
   private final Counter droppedByCap;
   private final Counter notStored;
 
+  /** On a full disk every hint fails to be stored: logged when that starts and ends. */
+  private final FailureStreak storeFailures = new FailureStreak();
+
   public HintedHandoff(
       HintStore store,
       PeerTransport transport,
@@ -137,9 +141,20 @@ public final class HintedHandoff {
             (ok, error) -> {
               if (error == null) {
                 stored.increment();
+                if (storeFailures.succeeded()) {
+                  log.info("storing hints works again");
+                }
               } else {
                 notStored.increment();
-                log.warn("could not store a hint for {}: {}", target, error.toString());
+                if (storeFailures.failed(error)) {
+                  log.warn(
+                      "storing hints failed: could not store one for {}: {}; repeats are not"
+                          + " logged until it works again",
+                      target,
+                      error.toString());
+                } else {
+                  log.debug("could not store a hint for {}: {}", target, error.toString());
+                }
               }
             });
   }

@@ -19,17 +19,19 @@ import java.util.function.ToDoubleFunction;
  * Times every storage operation ({@code kvorum_storage_operations_seconds} by operation and
  * outcome), counts reads answered from memory and those that were not ({@code
  * kvorum_storage_memory_reads_total} by outcome), and publishes the engine's figures as gauges and
- * counters ({@code kvorum_storage_*}).
+ * counters ({@code kvorum_storage_*}); watches writes for a full disk ({@link SpaceWatch}).
  */
 public final class MeteredStorageEngine implements StorageEngine {
   private final StorageEngine delegate;
   private final MeterRegistry registry;
   private final Counter memoryHits;
   private final Counter memoryMisses;
+  private final SpaceWatch space;
 
   public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
     this.delegate = delegate;
     this.registry = registry;
+    this.space = new SpaceWatch(registry);
     this.memoryHits = memoryReads("hit", registry);
     this.memoryMisses = memoryReads("miss", registry);
     gauge(
@@ -86,12 +88,12 @@ public final class MeteredStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return timed("put", delegate.put(key, record));
+    return watched(timed("put", delegate.put(key, record)));
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
-    return timed("put_all", delegate.putAll(entries));
+    return watched(timed("put_all", delegate.putAll(entries)));
   }
 
   @Override
@@ -101,7 +103,14 @@ public final class MeteredStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
-    return timed("purge", delegate.purge(deadBeforeMillis, limit));
+    // A purge that found nothing due wrote nothing, so it says nothing about space.
+    return timed("purge", delegate.purge(deadBeforeMillis, limit))
+        .whenComplete(
+            (result, error) -> {
+              if (error != null || result.examined() > 0) {
+                space.written(error);
+              }
+            });
   }
 
   @Override
@@ -112,6 +121,10 @@ public final class MeteredStorageEngine implements StorageEngine {
   @Override
   public void close() {
     delegate.close();
+  }
+
+  private <T> CompletableFuture<T> watched(CompletableFuture<T> write) {
+    return write.whenComplete((ok, error) -> space.written(error));
   }
 
   private <T> CompletableFuture<T> timed(String operation, CompletableFuture<T> result) {

@@ -1,5 +1,6 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.FailureStreak;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -23,6 +24,9 @@ public final class PurgeSweeper {
   private final LongSupplier wallMillis;
   private final Counter purged;
   private final AtomicBoolean running = new AtomicBoolean();
+
+  /** A sweep fails at every interval while the disk is full: logged when it starts and ends. */
+  private final FailureStreak failures = new FailureStreak();
 
   public PurgeSweeper(
       StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
@@ -50,8 +54,18 @@ public final class PurgeSweeper {
             (removed, error) -> {
               running.set(false);
               if (error != null) {
-                log.warn("purge sweep failed; it runs again at the next interval", error);
-              } else if (removed > 0) {
+                if (failures.failed(error)) {
+                  log.warn(
+                      "the purge sweep failed: {}; it runs again at every interval, repeats are"
+                          + " not logged until it works again",
+                      error.toString());
+                }
+                return;
+              }
+              if (failures.succeeded()) {
+                log.info("the purge sweep works again");
+              }
+              if (removed > 0) {
                 log.info("purged {} tombstones and expired values", removed);
               }
             });

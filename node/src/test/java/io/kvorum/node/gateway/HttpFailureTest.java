@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
@@ -11,6 +12,8 @@ import io.kvorum.api.RangeReader;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.storage.SpaceWatch;
+import io.kvorum.node.testing.CapturedLog;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.testing.TestNode;
@@ -85,6 +88,45 @@ class HttpFailureTest {
     RawHttpConnection.Response response = request("PUT", "/v0/entity?id=k");
     assertThat(response.status()).isEqualTo(507);
     assertThat(response.bodyText()).contains("disk is full");
+  }
+
+  /**
+   * Issue 11: on a full disk every write (PUT and DELETE alike) is 507, reads and readiness go on,
+   * the log says so once, and writes succeed again as soon as the disk takes them.
+   */
+  @Test
+  void aFullDiskRefusesEveryWriteWith507UntilItTakesWritesAgain() throws Exception {
+    node.client().put("written-before", "still readable");
+    try (CapturedLog log = CapturedLog.of(SpaceWatch.class)) {
+      storage.failWritesWith(
+          new StorageException(StorageException.Kind.NO_SPACE, "put", null, null));
+      for (int i = 0; i < 5; i++) {
+        for (String method : new String[] {"PUT", "DELETE"}) {
+          RawHttpConnection.Response refused = request(method, "/v0/entity?id=written-before");
+          assertThat(refused.status()).as(method).isEqualTo(507);
+          assertThat(refused.header("content-type")).isEqualTo("application/problem+json");
+          assertThat(refused.bodyText()).contains("disk is full");
+        }
+      }
+      assertThat(node.client().getUtf8("written-before")).hasValue("still readable");
+      assertThat(request("GET", "/health/ready").status()).isEqualTo(200);
+      assertThat(noSpaceGauge()).isEqualTo(1);
+      assertThat(log.lines(Level.WARN)).singleElement().asString().contains("the disk is full");
+
+      storage.heal();
+      node.client().put("written-after", "v");
+      node.client().delete("written-before");
+
+      assertThat(node.client().getUtf8("written-after")).hasValue("v");
+      assertThat(node.client().getUtf8("written-before")).isEmpty();
+      assertThat(noSpaceGauge()).isZero();
+      assertThat(log.lines(Level.WARN)).hasSize(1);
+      assertThat(log.lines(Level.INFO)).containsExactly("disk space is back: writes succeed again");
+    }
+  }
+
+  private double noSpaceGauge() {
+    return node.bootstrap().registry().get("kvorum.storage.no.space").gauge().value();
   }
 
   @Test

@@ -35,6 +35,7 @@ public final class FaultyStorageEngine implements StorageEngine {
 
   private final StorageEngine delegate;
   private volatile RuntimeException failure;
+  private volatile RuntimeException writeFailure;
   private volatile Duration delay = Duration.ZERO;
   private final AtomicInteger scanBatchesBeforeFailure = new AtomicInteger(-1);
 
@@ -59,6 +60,14 @@ public final class FaultyStorageEngine implements StorageEngine {
     this.failure = error;
   }
 
+  /**
+   * Every write (put, putAll, purge) from now on fails with {@code error}; reads and scans go on,
+   * as on a full disk.
+   */
+  public void failWritesWith(RuntimeException error) {
+    this.writeFailure = error;
+  }
+
   /** Every operation from now on completes {@code delay} late. */
   public void delay(Duration delay) {
     this.delay = delay;
@@ -71,8 +80,14 @@ public final class FaultyStorageEngine implements StorageEngine {
 
   public void heal() {
     failure = null;
+    writeFailure = null;
     delay = Duration.ZERO;
     scanBatchesBeforeFailure.set(-1);
+  }
+
+  private <T> CompletableFuture<T> faultyWrite(Supplier<CompletableFuture<T>> operation) {
+    RuntimeException error = writeFailure;
+    return error != null ? CompletableFuture.failedFuture(error) : faulty(operation);
   }
 
   private <T> CompletableFuture<T> faulty(Supplier<CompletableFuture<T>> operation) {
@@ -103,12 +118,12 @@ public final class FaultyStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return faulty(() -> delegate.put(key, record));
+    return faultyWrite(() -> delegate.put(key, record));
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
-    return faulty(() -> delegate.putAll(entries));
+    return faultyWrite(() -> delegate.putAll(entries));
   }
 
   @Override
@@ -133,7 +148,7 @@ public final class FaultyStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
-    return faulty(() -> delegate.purge(deadBeforeMillis, limit));
+    return faultyWrite(() -> delegate.purge(deadBeforeMillis, limit));
   }
 
   @Override

@@ -65,22 +65,31 @@ public final class NodeProcess implements AutoCloseable {
 
   /** Starts a single node and waits until it reports ready. */
   public static NodeProcess startSingle(Path dataDir, String nodeId) {
+    return startSingle(dataDir, dataDir.getParent().resolve("logs"), nodeId);
+  }
+
+  /**
+   * Starts a single node with more options, its output in {@code logDir}, and waits until it
+   * reports ready.
+   */
+  public static NodeProcess startSingle(
+      Path dataDir, Path logDir, String nodeId, String... options) {
     int http = freePort();
-    NodeProcess node =
-        launch(
-            dataDir.getParent().resolve("logs"),
-            http,
-            Map.of(),
-            "--node-id",
-            nodeId,
-            "--http-host",
-            "127.0.0.1",
-            "--http-port",
-            String.valueOf(http),
-            "--grpc-port",
-            String.valueOf(freePort()),
-            "--data-dir",
-            dataDir.toString());
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--node-id",
+                nodeId,
+                "--http-host",
+                "127.0.0.1",
+                "--http-port",
+                String.valueOf(http),
+                "--grpc-port",
+                String.valueOf(freePort()),
+                "--data-dir",
+                dataDir.toString()));
+    args.addAll(List.of(options));
+    NodeProcess node = launch(logDir, http, Map.of(), args.toArray(String[]::new));
     node.awaitReady();
     return node;
   }
@@ -90,7 +99,20 @@ public final class NodeProcess implements AutoCloseable {
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100))
-          .failFast("the node exited: " + stderr(), () -> !process.isAlive())
+          .failFast(
+              "the node exited",
+              () -> {
+                if (process.isAlive()) {
+                  return;
+                }
+                throw new IllegalStateException(
+                    "the node exited with "
+                        + process.exitValue()
+                        + "; stderr: "
+                        + stderr()
+                        + "; the end of stdout: "
+                        + tail(stdout(), 4000));
+              })
           .until(client::ready);
     }
   }
@@ -138,6 +160,10 @@ public final class NodeProcess implements AutoCloseable {
 
   public String stderr() {
     return read(stderr);
+  }
+
+  private static String tail(String text, int chars) {
+    return text.length() <= chars ? text : "…" + text.substring(text.length() - chars);
   }
 
   private static String read(Path file) {
