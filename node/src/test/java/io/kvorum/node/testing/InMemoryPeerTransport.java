@@ -1,6 +1,7 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -81,6 +82,13 @@ final class InMemoryPeerTransport implements PeerTransport {
    */
   private <T> CompletableFuture<T> send(
       NodeId peer, Duration timeout, Function<ReplicaService, CompletableFuture<T>> call) {
+    return sendTo(peer, timeout, endpoint -> call.apply(endpoint.service()));
+  }
+
+  private <T> CompletableFuture<T> sendTo(
+      NodeId peer,
+      Duration timeout,
+      Function<InMemoryNetwork.Endpoint, CompletableFuture<T>> call) {
     Optional<InMemoryNetwork.Endpoint> target = network.endpoint(peer);
     if (closed || target.isEmpty()) {
       return CompletableFuture.failedFuture(unavailable(peer, "connection refused", null));
@@ -95,7 +103,7 @@ final class InMemoryPeerTransport implements PeerTransport {
           endpoint.clock().observe(new Version(sentAt));
           CompletableFuture<T> result;
           try {
-            result = call.apply(endpoint.service());
+            result = call.apply(endpoint);
           } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
           }
@@ -132,6 +140,7 @@ final class InMemoryPeerTransport implements PeerTransport {
       case InvalidRequestException e -> e;
       case StorageException e when e.kind() == StorageException.Kind.NO_SPACE -> e;
       case UnavailableException e -> e;
+      case ClockOffsetException e -> e;
       case Throwable e ->
           new StorageException(StorageException.Kind.FAILURE, "a request to " + peer, null, e);
     };
@@ -172,6 +181,14 @@ final class InMemoryPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return send(peer, helloTimeout, service -> service.hello(self));
+  }
+
+  @Override
+  public CompletableFuture<Long> ping(NodeId peer) {
+    return sendTo(
+        peer,
+        callTimeout,
+        endpoint -> CompletableFuture.completedFuture(endpoint.clock().wallMillis()));
   }
 
   @Override

@@ -12,6 +12,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.PingRequest;
+import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
@@ -19,6 +21,7 @@ import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,11 +38,22 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private final NodeId self;
   private final ReplicaService service;
   private final EventLoops loops;
+  private final LongSupplier wall;
 
-  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
+  /**
+   * @param wall this node's wall clock, Unix milliseconds, which a ping answers with
+   */
+  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops, LongSupplier wall) {
     this.self = self;
     this.service = service;
     this.loops = loops;
+    this.wall = wall;
+  }
+
+  @Override
+  public void ping(PingRequest request, StreamObserver<PingResponse> responses) {
+    responses.onNext(PingResponse.newBuilder().setWallMillis(wall.getAsLong()).build());
+    responses.onCompleted();
   }
 
   @Override
