@@ -98,4 +98,9 @@ public final class LocalReplicaService implements ReplicaService {
   public CompletableFuture<Long> hello(NodeId peer) {
     return handoff.welcome(peer);
   }
+
+  @Override
+  public CompletableFuture<Long> ping() {
+    return CompletableFuture.completedFuture(clock.wallMillis());
+  }
 }

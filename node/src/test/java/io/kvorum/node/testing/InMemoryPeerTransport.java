@@ -82,13 +82,7 @@ final class InMemoryPeerTransport implements PeerTransport {
    */
   private <T> CompletableFuture<T> send(
       NodeId peer, Duration timeout, Function<ReplicaService, CompletableFuture<T>> call) {
-    return sendTo(peer, timeout, endpoint -> call.apply(endpoint.service()));
-  }
 
-  private <T> CompletableFuture<T> sendTo(
-      NodeId peer,
-      Duration timeout,
-      Function<InMemoryNetwork.Endpoint, CompletableFuture<T>> call) {
     Optional<InMemoryNetwork.Endpoint> target = network.endpoint(peer);
     if (closed || target.isEmpty()) {
       return CompletableFuture.failedFuture(unavailable(peer, "connection refused", null));
@@ -103,7 +97,7 @@ final class InMemoryPeerTransport implements PeerTransport {
           endpoint.clock().observe(new Version(sentAt));
           CompletableFuture<T> result;
           try {
-            result = call.apply(endpoint);
+            result = call.apply(endpoint.service());
           } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
           }
@@ -140,7 +134,11 @@ final class InMemoryPeerTransport implements PeerTransport {
       case InvalidRequestException e -> e;
       case StorageException e when e.kind() == StorageException.Kind.NO_SPACE -> e;
       case UnavailableException e -> e;
-      case ClockOffsetException e -> e;
+      case ClockOffsetException e ->
+          new ClockOffsetException(
+              peer + " refused the write: " + e.getMessage(),
+              e.offsetMillis(),
+              e.maxOffsetMillis());
       case Throwable e ->
           new StorageException(StorageException.Kind.FAILURE, "a request to " + peer, null, e);
     };
@@ -185,10 +183,7 @@ final class InMemoryPeerTransport implements PeerTransport {
 
   @Override
   public CompletableFuture<Long> ping(NodeId peer) {
-    return sendTo(
-        peer,
-        callTimeout,
-        endpoint -> CompletableFuture.completedFuture(endpoint.clock().wallMillis()));
+    return send(peer, callTimeout, ReplicaService::ping);
   }
 
   @Override

@@ -33,6 +33,11 @@ public final class TestConfig {
     return new TestConfig(dataDir);
   }
 
+  /** The id of the node this configures. */
+  public NodeId nodeId() {
+    return id;
+  }
+
   public TestConfig id(String nodeId) {
     this.id = NodeId.of(nodeId);
     return this;

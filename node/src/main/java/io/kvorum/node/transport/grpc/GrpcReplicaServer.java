@@ -47,8 +47,7 @@ public final class GrpcReplicaServer implements AutoCloseable {
             .channelType(loops.serverChannelType())
             .addService(
                 ServerInterceptors.intercept(
-                    new ReplicaEndpoint(self, service, loops, clock::wallMillis),
-                    new WireEdge(clock).server()))
+                    new ReplicaEndpoint(self, service, loops), new WireEdge(clock).server()))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)

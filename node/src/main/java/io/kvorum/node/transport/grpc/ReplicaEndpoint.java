@@ -21,7 +21,7 @@ import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.LongSupplier;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,22 +38,30 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private final NodeId self;
   private final ReplicaService service;
   private final EventLoops loops;
-  private final LongSupplier wall;
 
-  /**
-   * @param wall this node's wall clock, Unix milliseconds, which a ping answers with
-   */
-  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops, LongSupplier wall) {
+  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
     this.self = self;
     this.service = service;
     this.loops = loops;
-    this.wall = wall;
   }
 
   @Override
   public void ping(PingRequest request, StreamObserver<PingResponse> responses) {
-    responses.onNext(PingResponse.newBuilder().setWallMillis(wall.getAsLong()).build());
-    responses.onCompleted();
+    CompletableFuture<Long> wall;
+    try {
+      wall = service.ping();
+    } catch (RuntimeException e) {
+      wall = CompletableFuture.failedFuture(e);
+    }
+    wall.whenComplete(
+        (millis, error) -> {
+          if (error != null) {
+            responses.onError(Failures.unwrap(error));
+          } else {
+            responses.onNext(PingResponse.newBuilder().setWallMillis(millis).build());
+            responses.onCompleted();
+          }
+        });
   }
 
   @Override
