@@ -155,14 +155,14 @@ public final class ClockOffsets {
   /** The offset to {@code peer} now, if it was ever measured. */
   public Optional<Offset> offset(NodeId peer) {
     Measurement m = measured.get(peer);
-    if (m == null) {
-      return Optional.empty();
-    }
+    return m == null ? Optional.empty() : Optional.of(now(m));
+  }
+
+  private Offset now(Measurement m) {
     // How far this node's wall clock was stepped since the measurement: the peer's did not move.
     long stepped =
         (clock.wallMillis() - m.wallMillis()) - (monotonicMillis() - m.monotonicMillis());
-    return Optional.of(
-        new Offset(m.offset().offsetMillis() - stepped, m.offset().uncertaintyMillis()));
+    return new Offset(m.offset().offsetMillis() - stepped, m.offset().uncertaintyMillis());
   }
 
   /**
@@ -183,11 +183,22 @@ public final class ClockOffsets {
               ahead,
               maxMillis));
     }
+    // On every write: count without allocating, and explain only when refusing.
+    int beyondCount = 0;
+    for (NodeId peer : peers) {
+      Measurement m = measured.get(peer);
+      if (m != null && now(m).beyond(maxMillis)) {
+        beyondCount++;
+      }
+    }
+    if (2 * beyondCount <= peers.size()) {
+      return Optional.empty();
+    }
     Map<NodeId, Offset> beyond = new LinkedHashMap<>();
     for (NodeId peer : peers) {
       offset(peer).filter(o -> o.beyond(maxMillis)).ifPresent(o -> beyond.put(peer, o));
     }
-    if (beyond.isEmpty() || 2 * beyond.size() <= peers.size()) {
+    if (beyond.isEmpty()) {
       return Optional.empty();
     }
     // This node's offset to a peer is the opposite of the peer's to it; name the smallest.
