@@ -19,6 +19,9 @@ import org.testcontainers.containers.Network;
  * cluster network.
  */
 final class DockerCluster implements ClusterClients, AutoCloseable {
+  /** The JVM options of every node. */
+  static final String JAVA_OPTS = "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED";
+
   private final Network cluster = Network.newNetwork();
   private final Network access = Network.newNetwork();
   private final List<NodeContainer> nodes = new ArrayList<>();
@@ -30,7 +33,7 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
     }
     Map<String, String> env = new HashMap<>();
     env.put("KVORUM_PEERS", String.join(",", peers));
-    env.put("JAVA_OPTS", "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED");
+    env.put("JAVA_OPTS", JAVA_OPTS);
     env.put("KVORUM_BLOCK_CACHE_SIZE", "16MiB");
     env.put("KVORUM_WRITE_BUFFER_SIZE", "8MiB");
     env.putAll(extraEnv);

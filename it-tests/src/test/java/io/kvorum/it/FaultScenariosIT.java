@@ -230,6 +230,35 @@ class FaultScenariosIT {
     check(history, cluster.node(0));
   }
 
+  /**
+   * Issue 11, part 2: a node whose JVM clock is an hour ahead ({@code -Dkvorum.clock.skew}, the JVM
+   * option a container can be given) takes a third of the load. It refuses to coordinate writes
+   * (503 naming the offset) and reports not ready; the writes acknowledged through the others all
+   * survive, which they did not when its versions won by last-writer-wins.
+   */
+  @Test
+  void aNodeWhoseClockIsAnHourAheadMakesNoAcknowledgedWriteLose() throws Exception {
+    Thread.sleep(1000);
+    load.avoid(0);
+    cluster
+        .node(0)
+        .wipeWith(Map.of("JAVA_OPTS", DockerCluster.JAVA_OPTS + " -Dkvorum.clock.skew=3600s"));
+    Awaitility.await("node-0 caught up, refusing writes for its clock")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .until(() -> cluster.node(0).status().contains("ahead of 2 of its 2 peers"));
+    load.use(0);
+    Thread.sleep(4000);
+    History history = load.stop();
+
+    assertThat(load.failureReasons().keySet())
+        .as("node-0's writes were refused for its clock")
+        .anyMatch(reason -> reason.startsWith("node-0: ") && reason.contains("503"));
+    check(history, cluster.node(1));
+    check(history, cluster.node(0));
+  }
+
   private void check(History history, NodeContainer reader) {
     try (KvorumClient client = reader.client()) {
       report("read at 2/3 through " + reader.name(), history.verify(client, QuorumLoad.QUORUM));

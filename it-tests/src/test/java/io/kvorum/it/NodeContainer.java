@@ -6,7 +6,10 @@ import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import io.kvorum.api.KvorumClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.awaitility.Awaitility;
 import org.testcontainers.DockerClientFactory;
@@ -36,7 +39,7 @@ final class NodeContainer implements AutoCloseable {
   private final Network cluster;
   private final Network access;
   private final int hostPort;
-  private final Map<String, String> env;
+  private Map<String, String> env;
   private final boolean smallDisk;
   private final DockerClient docker = DockerClientFactory.instance().client();
   private GenericContainer<?> container;
@@ -181,6 +184,27 @@ final class NodeContainer implements AutoCloseable {
     remove();
     create();
     awaitReady();
+  }
+
+  /**
+   * Removes the container and its volume, then starts a fresh one with the same identity and these
+   * environment variables changed; does not wait for readiness.
+   */
+  void wipeWith(Map<String, String> changed) {
+    Map<String, String> next = new HashMap<>(env);
+    next.putAll(changed);
+    env = Map.copyOf(next);
+    remove();
+    create();
+  }
+
+  /** The body of {@code GET /v0/status}, whatever its status. */
+  String status() {
+    try (KvorumClient client = client()) {
+      return new String(
+          client.send(HttpRequest.newBuilder(client.baseUri().resolve("/v0/status")).GET()).body(),
+          StandardCharsets.UTF_8);
+    }
   }
 
   String logs() {

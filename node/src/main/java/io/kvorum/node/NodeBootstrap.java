@@ -3,10 +3,12 @@ package io.kvorum.node;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.FileCeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
+import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.DurationFormat;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.StorageException;
@@ -55,12 +57,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,6 +81,14 @@ public final class NodeBootstrap implements AutoCloseable {
   private static final Duration BREAKER_OPEN_FOR = Duration.ofSeconds(2);
   private static final int MAX_CALLS_IN_FLIGHT_PER_PEER = 4096;
   private static final Duration MAX_HINT_DELIVERY_AT_SHUTDOWN = Duration.ofSeconds(10);
+  private static final Duration CLOCK_HEARTBEAT = Duration.ofSeconds(1);
+  private static final Duration CLOCK_CEILING_WINDOW = Duration.ofSeconds(1);
+
+  /**
+   * Test only: shifts this node's wall clock by a duration ({@code 3600s}, {@code -5s}), so that a
+   * process test can run a node whose clock is wrong. Never set in production.
+   */
+  public static final String CLOCK_SKEW_PROPERTY = "kvorum.clock.skew";
 
   /** Opens the node's storage; tests substitute engines that fail or stall on purpose. */
   @FunctionalInterface
@@ -142,6 +154,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private final StorageFactory storageFactory;
   private final Interconnect interconnect;
   private final Threading threading;
+  private final LongSupplier wall;
   private final PrometheusMeterRegistry registry;
   private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final AtomicBoolean ready = new AtomicBoolean();
@@ -158,11 +171,13 @@ public final class NodeBootstrap implements AutoCloseable {
       NodeConfig config,
       StorageFactory storageFactory,
       Interconnect interconnect,
-      Threading threading) {
+      Threading threading,
+      LongSupplier wall) {
     this.config = config;
     this.storageFactory = storageFactory;
     this.interconnect = interconnect;
     this.threading = threading;
+    this.wall = wall;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
   }
@@ -193,7 +208,20 @@ public final class NodeBootstrap implements AutoCloseable {
       StorageFactory storageFactory,
       Interconnect interconnect,
       Threading threading) {
-    NodeBootstrap node = new NodeBootstrap(config, storageFactory, interconnect, threading);
+    return start(config, storageFactory, interconnect, threading, systemWallClock());
+  }
+
+  /**
+   * Starts a node as above whose wall clock (Unix milliseconds) is {@code wall}: tests give nodes
+   * clocks that are wrong on purpose.
+   */
+  public static NodeBootstrap start(
+      NodeConfig config,
+      StorageFactory storageFactory,
+      Interconnect interconnect,
+      Threading threading,
+      LongSupplier wall) {
+    NodeBootstrap node = new NodeBootstrap(config, storageFactory, interconnect, threading, wall);
     try {
       node.startComponents();
       return node;
@@ -215,7 +243,11 @@ public final class NodeBootstrap implements AutoCloseable {
     resources.push(local);
     StorageEngine storage = storageEngine(local);
 
-    HybridLogicalClock clock = HybridLogicalClock.start(new FileCeilingStore(dataDir));
+    // Remote timestamps are followed only within the max clock offset: a node whose clock is
+    // further ahead must not drag the others' versions to where their replicas refuse them.
+    HybridLogicalClock clock =
+        HybridLogicalClock.start(
+            new FileCeilingStore(dataDir), wall, CLOCK_CEILING_WINDOW, config.maxClockOffset());
     ScheduledExecutorService timers = startTimers(clock, storage);
 
     PeerTransport transport =
@@ -237,9 +269,19 @@ public final class NodeBootstrap implements AutoCloseable {
                 replication.catchUpTimeout()),
             config.topology().peers().stream().map(m -> m.id()).toList(),
             registry);
-    serveReplicas(new LocalReplicaService(storage, handoff), clock);
+    serveReplicas(new LocalReplicaService(storage, handoff, clock, config.maxClockOffset()), clock);
     transport.onPeerReachable(handoff::welcome);
     every(timers, "hint replay", HINT_REPLAY_INTERVAL, handoff::deliverAll);
+    ClockOffsets offsets =
+        new ClockOffsets(
+            config.topology().peers().stream().map(m -> m.id()).toList(),
+            transport,
+            clock,
+            System::nanoTime,
+            config.maxClockOffset(),
+            registry);
+    transport.onPeerReachable(offsets::measure);
+    every(timers, "clock offset heartbeat", CLOCK_HEARTBEAT, offsets::heartbeat);
 
     coordinator =
         new Coordinator(
@@ -248,12 +290,20 @@ public final class NodeBootstrap implements AutoCloseable {
             new Replicas(config.nodeId(), storage, transport),
             handoff,
             clock,
+            offsets,
             config.requestTimeout(),
             timeouts(timers),
             registry);
     startGateway();
+    // Ready once caught up, with every reachable peer's clock measured, and with the clock's
+    // versions (resumed from the persisted ceiling after a quick restart) no further ahead of the
+    // wall clock than peers accept.
     caughtUp =
-        CatchUp.run(config.topology(), transport, replication.catchUpTimeout(), handoff::welcome)
+        CompletableFuture.allOf(
+                CatchUp.run(
+                    config.topology(), transport, replication.catchUpTimeout(), handoff::welcome),
+                offsets.measureAll(),
+                clockSettled(clock, timers, replication.catchUpTimeout()))
             .thenRun(
                 () -> {
                   ready.set(!stopped.get());
@@ -263,6 +313,49 @@ public final class NodeBootstrap implements AutoCloseable {
                       httpAddress,
                       dataDir.toAbsolutePath());
                 });
+  }
+
+  /**
+   * Completes once {@code clock}'s versions are within the max clock offset of its wall clock, at
+   * the latest after {@code limit}: after a quick restart the clock resumes from its persisted
+   * ceiling, up to a ceiling window ahead.
+   */
+  private CompletableFuture<Void> clockSettled(
+      Clock clock, ScheduledExecutorService timers, Duration limit) {
+    long max = config.maxClockOffset().toMillis();
+    CompletableFuture<Void> settled = new CompletableFuture<>();
+    ScheduledFuture<?> poll =
+        timers.scheduleWithFixedDelay(
+            () -> {
+              if (clock.current().physicalMillis() - clock.wallMillis() <= max) {
+                settled.complete(null);
+              }
+            },
+            0,
+            20,
+            TimeUnit.MILLISECONDS);
+    return settled
+        .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((ok, error) -> poll.cancel(false));
+  }
+
+  /** The system's wall clock, shifted as {@value #CLOCK_SKEW_PROPERTY} says (tests only). */
+  static LongSupplier systemWallClock() {
+    String skew = System.getProperty(CLOCK_SKEW_PROPERTY, "").trim();
+    if (skew.isEmpty()) {
+      return System::currentTimeMillis;
+    }
+    boolean behind = skew.startsWith("-");
+    long millis;
+    try {
+      millis = DurationFormat.parse(behind ? skew.substring(1) : skew).toMillis();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("-D" + CLOCK_SKEW_PROPERTY, skew, e.getMessage());
+    }
+    long shift = behind ? -millis : millis;
+    log.warn(
+        "TEST ONLY: this node's wall clock is shifted by {} ms (-D{})", shift, CLOCK_SKEW_PROPERTY);
+    return () -> System.currentTimeMillis() + shift;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.kvorum.node.clock;
 
 import io.kvorum.node.core.Version;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HybridLogicalClock implements Clock {
   private static final Logger log = LoggerFactory.getLogger(HybridLogicalClock.class);
+  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final LongSupplier wall;
   private final CeilingStore store;
@@ -31,6 +33,8 @@ public final class HybridLogicalClock implements Clock {
   private final AtomicLong state = new AtomicLong();
   private final Object persistLock = new Object();
   private volatile long ceiling;
+  // A peer whose clock is far ahead stamps every message it sends: one warning per period.
+  private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
   private HybridLogicalClock(
       LongSupplier wall, CeilingStore store, long windowMillis, long maxForwardDriftMillis) {
@@ -85,11 +89,15 @@ public final class HybridLogicalClock implements Clock {
     long remotePhysical = remote.physicalMillis();
     long wallNow = wall.getAsLong();
     if (remotePhysical > wallNow + maxForwardDriftMillis) {
-      log.warn(
-          "ignoring a remote timestamp {} ms ahead of the local wall clock (limit {} ms);"
-              + " check clock synchronisation",
-          remotePhysical - wallNow,
-          maxForwardDriftMillis);
+      long now = System.nanoTime();
+      long next = nextWarning.get();
+      if (now - next >= 0 && nextWarning.compareAndSet(next, now + WARN_EVERY_NANOS)) {
+        log.warn(
+            "ignoring a remote timestamp {} ms ahead of the local wall clock (limit {} ms);"
+                + " check clock synchronisation (logged at most every 10 s)",
+            remotePhysical - wallNow,
+            maxForwardDriftMillis);
+      }
       return;
     }
     // Persisted before it is followed, like an issued version: after a crash the clock must still

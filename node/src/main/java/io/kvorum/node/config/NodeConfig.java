@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param storage storage tuning and maintenance
  * @param replication hinted handoff and catch-up
  * @param shutdownGrace how long a SIGTERM waits for requests in flight
+ * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
+ *     and how far ahead of a replica's wall clock a version may be
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -31,7 +33,8 @@ public record NodeConfig(
     Limits limits,
     Storage storage,
     Replication replication,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    Duration maxClockOffset) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -43,6 +46,7 @@ public record NodeConfig(
     }
     requirePositive(requestTimeout, "request timeout");
     requirePositive(shutdownGrace, "shutdown grace");
+    requirePositive(maxClockOffset, "max clock offset");
   }
 
   /**

@@ -182,6 +182,16 @@ public final class NodeOptions {
   String catchUpTimeout;
 
   @Option(
+      names = "--max-clock-offset",
+      defaultValue = "${env:KVORUM_MAX_CLOCK_OFFSET:-500ms}",
+      paramLabel = "DURATION",
+      description =
+          "A node whose wall clock is further than this from a majority of its peers refuses to"
+              + " coordinate writes (503) and reports not ready; a replica refuses a write whose"
+              + " version is further than this ahead of its wall clock. Default: ${DEFAULT-VALUE}.")
+  String maxClockOffset;
+
+  @Option(
       names = "--io-threads",
       defaultValue = "${env:KVORUM_IO_THREADS:-0}",
       paramLabel = "N",
@@ -266,7 +276,8 @@ public final class NodeOptions {
             duration("--hint-window", hintWindow),
             count("--max-hints-per-peer", maxHintsPerPeer, true),
             duration("--catch-up-timeout", catchUpTimeout)),
-        duration("--shutdown-grace", shutdownGrace));
+        duration("--shutdown-grace", shutdownGrace),
+        duration("--max-clock-offset", maxClockOffset));
   }
 
   private NodeId nodeId() {

@@ -1,9 +1,11 @@
 package io.kvorum.node.coordinator;
 
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
@@ -18,6 +20,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -31,11 +34,13 @@ public final class Coordinator {
   private final Clock clock;
   private final Replicas replicas;
   private final HintedHandoff handoff;
+  private final ClockOffsets offsets;
   private final WriteCoordinator writes;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
 
   /**
+   * @param offsets whether this node's clock may version writes
    * @param requestTimeout how long a request waits for its quorum
    * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
    *     its timeout (cheapest on the thread itself when that is an event loop)
@@ -46,6 +51,7 @@ public final class Coordinator {
       Replicas replicas,
       HintedHandoff handoff,
       Clock clock,
+      ClockOffsets offsets,
       Duration requestTimeout,
       Supplier<ScheduledExecutorService> timeoutScheduler,
       MeterRegistry registry) {
@@ -53,6 +59,7 @@ public final class Coordinator {
     this.clock = clock;
     this.replicas = replicas;
     this.handoff = handoff;
+    this.offsets = offsets;
     Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
     this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
     this.reads =
@@ -79,6 +86,10 @@ public final class Coordinator {
    * @param ttl how long the value lives; {@link Duration#ZERO} for ever
    */
   public CompletableFuture<Void> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
     Version version = clock.now();
     long expiresAt = ttl.isZero() ? Record.NO_EXPIRY : version.physicalMillis() + ttl.toMillis();
     return writes.write(key, Record.value(version, value, expiresAt, quorum.from()), quorum);
@@ -86,12 +97,24 @@ public final class Coordinator {
 
   /** Deletes {@code key}: a tombstone that wins over every earlier write. */
   public CompletableFuture<Void> delete(Key key, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
     return writes.write(key, Record.tombstone(clock.now(), quorum.from()), quorum);
   }
 
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
   public ScanCursor range(KeyRange range) {
     return ranges.range(range);
+  }
+
+  /**
+   * Why this node does not coordinate writes now (its clock is too far from its peers'), if it does
+   * not; reads are served either way.
+   */
+  public Optional<String> writeRefusal() {
+    return offsets.refusal().map(ClockOffsetException::getMessage);
   }
 
   /** Every node as this node sees it now. */
@@ -102,12 +125,15 @@ public final class Coordinator {
   private NodeView view(Member member) {
     boolean self = replicas.isSelf(member.id());
     PeerTransport.PeerState state = replicas.state(member.id());
+    Optional<ClockOffsets.Offset> offset = self ? Optional.empty() : offsets.offset(member.id());
     return new NodeView(
         member.id().value(),
         member.host() + ":" + member.grpcPort(),
         self,
         state.reachable(),
         state.detail(),
-        self ? 0 : handoff.pending(member.id()));
+        self ? 0 : handoff.pending(member.id()),
+        offset.map(o -> OptionalLong.of(o.offsetMillis())).orElse(OptionalLong.empty()),
+        offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()));
   }
 }

@@ -1,5 +1,7 @@
 package io.kvorum.node.coordinator;
 
+import java.util.OptionalLong;
+
 /**
  * One node as this node sees it, for {@code GET /v0/cluster}.
  *
@@ -9,6 +11,16 @@ package io.kvorum.node.coordinator;
  * @param up whether it is reachable from here
  * @param detail the connection or circuit-breaker state behind {@code up}
  * @param hintsPending hints this node holds for it
+ * @param clockOffsetMillis its wall clock minus this node's, as last measured (empty for this node
+ *     and for a node never measured); positive when it is ahead
+ * @param clockUncertaintyMillis half the round trip of that measurement
  */
 public record NodeView(
-    String id, String address, boolean self, boolean up, String detail, long hintsPending) {}
+    String id,
+    String address,
+    boolean self,
+    boolean up,
+    String detail,
+    long hintsPending,
+    OptionalLong clockOffsetMillis,
+    OptionalLong clockUncertaintyMillis) {}

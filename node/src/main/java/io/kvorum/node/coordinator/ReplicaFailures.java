@@ -1,5 +1,6 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
@@ -16,10 +17,11 @@ import java.util.Optional;
 /**
  * The failures of the replicas one request involved, and what to tell its client when too few
  * answered: the replicas' own typed failure when every one that failed, failed the same typed way
- * (all out of disk space → 507, all overloaded or shutting down → 503, all storage failures → 500),
- * otherwise {@link NotEnoughReplicasException} naming each failed replica and why. A replica that
- * did not answer, timed out, was refused by its circuit breaker or failed in a way nobody typed has
- * no type to share. Not thread-safe: its owner guards it.
+ * (all out of disk space → 507, all overloaded or shutting down → 503, all refusing the version as
+ * too far ahead of their clocks → 503 naming the offset, all storage failures → 500), otherwise
+ * {@link NotEnoughReplicasException} naming each failed replica and why. A replica that did not
+ * answer, timed out, was refused by its circuit breaker or failed in a way nobody typed has no type
+ * to share. Not thread-safe: its owner guards it.
  */
 final class ReplicaFailures {
   private final Map<NodeId, Throwable> failures = new LinkedHashMap<>();
@@ -79,6 +81,7 @@ final class ReplicaFailures {
       case StorageException e -> "storage " + e.kind();
       case OverloadedException e -> "retry later";
       case UnavailableException e -> "retry later";
+      case ClockOffsetException e -> "clock";
       default -> null;
     };
   }

@@ -5,7 +5,8 @@ package io.kvorum.node.core;
  * each edge (HTTP, gRPC) translates them once.
  */
 public abstract sealed class KvorumException extends RuntimeException
-    permits InvalidRequestException,
+    permits ClockOffsetException,
+        InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,
         PeerUnavailableException,

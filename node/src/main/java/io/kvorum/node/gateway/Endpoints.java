@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -146,20 +147,33 @@ final class Endpoints {
       view.put("state", node.up() ? "up" : "down");
       view.put("detail", node.detail());
       view.put("hintsPending", node.hintsPending());
+      node.clockOffsetMillis().ifPresent(offset -> view.put("clockOffsetMillis", offset));
+      node.clockUncertaintyMillis().ifPresent(u -> view.put("clockUncertaintyMillis", u));
       nodes.add(view);
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("node", status.nodeId());
-    body.put("ready", status.ready().getAsBoolean());
+    Optional<String> writesRefused = coordinator.writeRefusal();
+    body.put("ready", status.ready().getAsBoolean() && writesRefused.isEmpty());
+    writesRefused.ifPresent(reason -> body.put("writesRefused", reason));
     body.put("nodes", nodes);
     return json(HttpResponseStatus.OK, body);
   }
 
+  /**
+   * Ready: caught up, not draining, and able to coordinate writes. A node whose clock is too far
+   * from its peers' reports not ready (so that a load balancer sends clients elsewhere) though it
+   * still serves reads to the clients that reach it.
+   */
   private FullHttpResponse readiness() {
-    if (status.ready().getAsBoolean() && !draining.getAsBoolean()) {
+    Optional<String> writesRefused = coordinator.writeRefusal();
+    if (status.ready().getAsBoolean() && !draining.getAsBoolean() && writesRefused.isEmpty()) {
       return json(HttpResponseStatus.OK, Map.of("status", "ready", "node", status.nodeId()));
     }
-    String detail = draining.getAsBoolean() ? "the node is shutting down" : "the node is starting";
+    String detail =
+        draining.getAsBoolean()
+            ? "the node is shutting down"
+            : status.ready().getAsBoolean() ? writesRefused.orElseThrow() : "the node is starting";
     return Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, detail)
         .with("node", status.nodeId())
         .toResponse();

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
@@ -46,6 +47,13 @@ final class HttpErrorMapper {
                 .toResponse();
         case OverloadedException e -> retryLater(e.getMessage());
         case UnavailableException e -> retryLater(e.getMessage());
+        // Not Retry-After: this node's clock stays wrong until someone corrects it; another node
+        // can take the write.
+        case ClockOffsetException e ->
+            Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, e.getMessage())
+                .with("clockOffsetMillis", e.offsetMillis())
+                .with("maxClockOffsetMillis", e.maxOffsetMillis())
+                .toResponse();
         case StorageException e when e.kind() == StorageException.Kind.NO_SPACE ->
             Problem.of(INSUFFICIENT_STORAGE, "the node's disk is full: " + e.getMessage())
                 .toResponse();

@@ -1,5 +1,6 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * first and stops at the first failure. {@link #welcome} (a peer said hello, or its connection came
  * up) keeps making passes until one finds nothing left, so a hello is answered only once every hint
  * held for the caller was written and confirmed by it. Delivering a hint twice is harmless
- * (last-writer-wins).
+ * (last-writer-wins). A hint the replica refuses for its version's clock ({@link
+ * ClockOffsetException}: written by this node while its clock was ahead) is dropped: delivered once
+ * the replica's clock has caught up, it would win over the writes made since.
  */
 public final class HintedHandoff {
   private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
@@ -84,6 +87,7 @@ public final class HintedHandoff {
   private final Counter droppedByWindow;
   private final Counter droppedByCap;
   private final Counter notStored;
+  private final Counter droppedByClock;
 
   /** On a full disk every hint fails to be stored: logged when that starts and ends. */
   private final FailureStreak storeFailures = new FailureStreak();
@@ -110,6 +114,8 @@ public final class HintedHandoff {
         counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "cap");
     this.notStored =
         counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "store-failed");
+    this.droppedByClock =
+        counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "clock");
     for (NodeId peer : peers) {
       Gauge.builder("kvorum.hints.pending", store, s -> s.pending(peer))
           .description("hints held for a peer, waiting for delivery")
@@ -312,21 +318,36 @@ public final class HintedHandoff {
         .thenCompose(
             ignored -> {
               List<Hint> confirmed = new ArrayList<>();
+              List<Hint> refused = new ArrayList<>();
               Throwable firstFailure = null;
+              Throwable refusal = null;
               for (int i = 0; i < hints.size(); i++) {
                 Throwable error = sends.get(i).join();
                 if (error == null) {
                   confirmed.add(hints.get(i));
+                } else if (Failures.unwrap(error) instanceof ClockOffsetException) {
+                  refused.add(hints.get(i));
+                  refusal = error;
                 } else if (firstFailure == null) {
                   firstFailure = error;
                 }
               }
               Throwable failure = firstFailure;
+              if (!refused.isEmpty()) {
+                log.warn(
+                    "dropping {} hints for {}: their versions are ahead of its clock ({})",
+                    refused.size(),
+                    target,
+                    Failures.rootMessage(refusal));
+              }
+              List<Hint> done = new ArrayList<>(confirmed);
+              done.addAll(refused);
               return store
-                  .remove(confirmed)
+                  .remove(done)
                   .thenApply(
                       removed -> {
                         delivered.increment(confirmed.size());
+                        droppedByClock.increment(refused.size());
                         return new Sent(confirmed.size(), failure);
                       });
             });

@@ -1,5 +1,7 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -8,18 +10,35 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.ReplicaService;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** What this node does for its peers: its own replicas, and the hints it holds for them. */
+/**
+ * What this node does for its peers: its own replicas, and the hints it holds for them.
+ *
+ * <p>A write whose version is further ahead of this node's wall clock than the max clock offset is
+ * refused ({@link ClockOffsetException}): its coordinator's clock is ahead, and the version would
+ * win over every write the others make until their clocks catch up. Hints and read repair carry
+ * versions from the past and pass.
+ */
 public final class LocalReplicaService implements ReplicaService {
   private final StorageEngine storage;
   private final HintedHandoff handoff;
+  private final Clock clock;
+  private final long maxOffsetMillis;
 
-  public LocalReplicaService(StorageEngine storage, HintedHandoff handoff) {
+  /**
+   * @param clock this node's clock, whose wall clock versions are checked against
+   * @param maxClockOffset how far ahead of it a version may be
+   */
+  public LocalReplicaService(
+      StorageEngine storage, HintedHandoff handoff, Clock clock, Duration maxClockOffset) {
     this.storage = storage;
     this.handoff = handoff;
+    this.clock = clock;
+    this.maxOffsetMillis = maxClockOffset.toMillis();
   }
 
   @Override
@@ -29,12 +48,45 @@ public final class LocalReplicaService implements ReplicaService {
 
   @Override
   public CompletableFuture<Void> write(Key key, Record record) {
-    return storage.put(key, record);
+    long wall = clock.wallMillis();
+    return tooFarAhead(record, wall)
+        ? CompletableFuture.failedFuture(refusal(record, wall))
+        : storage.put(key, record);
   }
 
+  /** Stores the writes that are not too far ahead; fails all if one was (see the contract). */
   @Override
   public CompletableFuture<Void> writeAll(List<Entry> writes) {
-    return storage.putAll(writes);
+    long wall = clock.wallMillis();
+    List<Entry> accepted = writes.stream().filter(w -> !tooFarAhead(w.record(), wall)).toList();
+    if (accepted.size() == writes.size()) {
+      return storage.putAll(writes);
+    }
+    Record refused =
+        writes.stream()
+            .map(Entry::record)
+            .filter(r -> tooFarAhead(r, wall))
+            .findFirst()
+            .orElseThrow();
+    CompletableFuture<Void> stored =
+        accepted.isEmpty() ? CompletableFuture.completedFuture(null) : storage.putAll(accepted);
+    return stored.thenCompose(ok -> CompletableFuture.failedFuture(refusal(refused, wall)));
+  }
+
+  private boolean tooFarAhead(Record record, long wall) {
+    return record.version().physicalMillis() - wall > maxOffsetMillis;
+  }
+
+  private ClockOffsetException refusal(Record record, long wall) {
+    long ahead = record.version().physicalMillis() - wall;
+    return new ClockOffsetException(
+        "the write's version is "
+            + ahead
+            + " ms ahead of this replica's wall clock, more than the max clock offset of "
+            + maxOffsetMillis
+            + " ms: the coordinator's clock is ahead",
+        ahead,
+        maxOffsetMillis);
   }
 
   @Override
@@ -45,5 +97,10 @@ public final class LocalReplicaService implements ReplicaService {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return handoff.welcome(peer);
+  }
+
+  @Override
+  public CompletableFuture<Long> ping() {
+    return CompletableFuture.completedFuture(clock.wallMillis());
   }
 }

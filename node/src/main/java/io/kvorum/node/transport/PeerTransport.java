@@ -31,8 +31,8 @@ import java.util.function.Consumer;
  *       circuit breaker or a full bulkhead). No failure promises that a write was not applied.
  *   <li><b>Keep deadlines.</b> Every returned future completes, with the answer or a failure,
  *       within the transport's deadline even if the peer never answers: the call timeout for reads,
- *       writes and each scan batch, the hello timeout for hellos. A call waiting on a connection
- *       that breaks fails at once rather than at its deadline.
+ *       writes, pings and each scan batch, the hello timeout for hellos. A call waiting on a
+ *       connection that breaks fails at once rather than at its deadline.
  *   <li><b>Answer each call once, with its own answer</b>, whatever the number of concurrent calls,
  *       their grouping on the wire, delays, losses and reconnections. Calls to one peer are not
  *       ordered: answers come back in any order, and concurrent writes may be applied in any order
@@ -61,6 +61,15 @@ public interface PeerTransport extends AutoCloseable {
    * @return how many hints the peer delivered
    */
   CompletableFuture<Long> hello(NodeId peer);
+
+  /**
+   * Asks {@code peer} for its wall clock, to measure the clock offset to it: the caller notes its
+   * own wall clock before the call and when the answer arrives (NTP-style). Carries the clock both
+   * ways and keeps the call deadline like every other call.
+   *
+   * @return the peer's wall clock, Unix milliseconds, when it answered
+   */
+  CompletableFuture<Long> ping(NodeId peer);
 
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);

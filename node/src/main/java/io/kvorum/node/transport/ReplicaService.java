@@ -44,4 +44,10 @@ public interface ReplicaService {
    * @return how many hints were delivered
    */
   CompletableFuture<Long> hello(NodeId peer);
+
+  /**
+   * This node's wall clock, Unix milliseconds, for a peer measuring its clock offset to this node
+   * ({@link PeerTransport#ping}).
+   */
+  CompletableFuture<Long> ping();
 }

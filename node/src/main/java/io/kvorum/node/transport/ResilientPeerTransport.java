@@ -8,6 +8,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -40,7 +41,8 @@ import java.util.stream.LongStream;
  * {@link PeerUnavailableException} (no connection, no answer in time, a broken stream) and {@link
  * UnavailableException} (it is shutting down). A peer that answered with an error of its own is
  * alive and quick, and its answers count as successes: a full disk ({@link StorageException}
- * NO_SPACE) still serves reads, an overloaded storage queue ({@link OverloadedException}) is
+ * NO_SPACE) still serves reads, a write refused for its clock ({@link ClockOffsetException}) is the
+ * coordinator's clock's fault, an overloaded storage queue ({@link OverloadedException}) is
  * transient and pushed back by the bulkhead, an {@link InvalidRequestException} is the request's
  * fault.
  *
@@ -96,6 +98,11 @@ public final class ResilientPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return guarded(peer, "hello", () -> delegate.hello(peer));
+  }
+
+  @Override
+  public CompletableFuture<Long> ping(NodeId peer) {
+    return guarded(peer, "ping", () -> delegate.ping(peer));
   }
 
   @Override
@@ -217,6 +224,7 @@ public final class ResilientPeerTransport implements PeerTransport {
   static boolean notServing(Throwable failure) {
     return switch (Failures.unwrap(failure)) {
       case OverloadedException e -> false;
+      case ClockOffsetException e -> false;
       case StorageException e -> false;
       case InvalidRequestException e -> false;
       default -> true;

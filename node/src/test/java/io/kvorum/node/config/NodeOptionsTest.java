@@ -47,6 +47,7 @@ class NodeOptionsTest {
     assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(10));
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(500));
   }
 
   @Test
@@ -106,7 +107,8 @@ class NodeOptionsTest {
             "--sweep-interval=30s",
             "--io-threads=2",
             "--idle-timeout=90s",
-            "--shutdown-grace=20s");
+            "--shutdown-grace=20s",
+            "--max-clock-offset=250ms");
 
     assertThat(config.nodeId()).isEqualTo(NodeId.of("n2"));
     assertThat(config.http().host()).isEqualTo("127.0.0.1");
@@ -132,6 +134,7 @@ class NodeOptionsTest {
     assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(3));
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(250));
   }
 
   @Test
@@ -175,6 +178,9 @@ class NodeOptionsTest {
     "--shutdown-grace, 0s",
     "--tombstone-grace, forever",
     "--sweep-interval, 0ms",
+    "--max-clock-offset, 0",
+    "--max-clock-offset, -500ms",
+    "--max-clock-offset, half a second",
     "--max-value-size, big",
     "--max-value-size, 0",
     "--max-value-size, -1",

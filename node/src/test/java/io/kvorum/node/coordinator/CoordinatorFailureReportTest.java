@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
+import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
@@ -60,6 +61,7 @@ class CoordinatorFailureReportTest {
                 new Member(N2, "n2.test", 9090),
                 new Member(N3, "n3.test", 9090)));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    HybridLogicalClock clock = HybridLogicalClock.start(new NoCeiling());
     return new Coordinator(
         topology,
         new RendezvousPlacement(topology.ids()),
@@ -71,7 +73,9 @@ class CoordinatorFailureReportTest {
             new HintedHandoff.Settings(Duration.ofHours(3), 1_000),
             List.of(N2, N3),
             registry),
-        HybridLogicalClock.start(new NoCeiling()),
+        clock,
+        new ClockOffsets(
+            List.of(N2, N3), peers, clock, System::nanoTime, Duration.ofMillis(500), registry),
         requestTimeout,
         () -> timers,
         registry);

@@ -136,7 +136,10 @@ class CatchUpRaceTest {
             disk.config.topology().peers().stream().map(Member::id).toList(),
             new SimpleMeterRegistry());
     AutoCloseable served =
-        network.serve(disk.config, clock, new LocalReplicaService(disk.records, handoff));
+        network.serve(
+            disk.config,
+            clock,
+            new LocalReplicaService(disk.records, handoff, clock, disk.config.maxClockOffset()));
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(

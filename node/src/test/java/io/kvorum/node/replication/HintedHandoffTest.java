@@ -2,6 +2,7 @@ package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
@@ -163,6 +164,27 @@ class HintedHandoffTest {
     List<String> confirmed =
         transport.calls("write").stream().map(c -> text(c.key())).distinct().toList();
     assertThat(confirmed).containsExactlyInAnyOrderElementsOf(keysUpTo(20));
+  }
+
+  @Test
+  void hintsTheReplicaRefusesForTheirClockAreDroppedAndDeliveryGoesOn() {
+    HintedHandoff handoff = handoff();
+    for (int i = 0; i < 10; i++) {
+      await(handoff.hint(N2, key(String.format("k%02d", i)), value(i + 1, "v")));
+    }
+    // Written while this node's clock was an hour ahead: delivered later, they would win over
+    // every write made since.
+    transport
+        .script(call -> text(call.key()).compareTo("k05") < 0 ? Outcome.FAIL : null)
+        .failWith(call -> new ClockOffsetException("the version is ahead", 3_600_000, 500));
+
+    long delivered = await(handoff.deliver(N2));
+
+    assertThat(delivered).isEqualTo(5);
+    assertThat(handoff.pending(N2)).isZero();
+    assertThat(dropped("clock")).isEqualTo(5);
+    assertThat(counter("kvorum.hints.delivered")).isEqualTo(5);
+    assertThat(transport.calls("write")).as("none is sent twice").hasSize(10);
   }
 
   @Test

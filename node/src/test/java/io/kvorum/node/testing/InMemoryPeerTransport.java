@@ -1,6 +1,7 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -81,6 +82,7 @@ final class InMemoryPeerTransport implements PeerTransport {
    */
   private <T> CompletableFuture<T> send(
       NodeId peer, Duration timeout, Function<ReplicaService, CompletableFuture<T>> call) {
+
     Optional<InMemoryNetwork.Endpoint> target = network.endpoint(peer);
     if (closed || target.isEmpty()) {
       return CompletableFuture.failedFuture(unavailable(peer, "connection refused", null));
@@ -132,6 +134,11 @@ final class InMemoryPeerTransport implements PeerTransport {
       case InvalidRequestException e -> e;
       case StorageException e when e.kind() == StorageException.Kind.NO_SPACE -> e;
       case UnavailableException e -> e;
+      case ClockOffsetException e ->
+          new ClockOffsetException(
+              peer + " refused the write: " + e.getMessage(),
+              e.offsetMillis(),
+              e.maxOffsetMillis());
       case Throwable e ->
           new StorageException(StorageException.Kind.FAILURE, "a request to " + peer, null, e);
     };
@@ -172,6 +179,11 @@ final class InMemoryPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return send(peer, helloTimeout, service -> service.hello(self));
+  }
+
+  @Override
+  public CompletableFuture<Long> ping(NodeId peer) {
+    return send(peer, callTimeout, ReplicaService::ping);
   }
 
   @Override

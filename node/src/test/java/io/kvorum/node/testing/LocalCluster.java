@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -28,7 +30,8 @@ public final class LocalCluster implements AutoCloseable {
   private final List<TestNode> nodes = new ArrayList<>();
   private final List<NodeId> ids;
 
-  private LocalCluster(Path root, int size, UnaryOperator<TestConfig> tweak) {
+  private LocalCluster(
+      Path root, int size, UnaryOperator<TestConfig> tweak, Function<NodeId, LongSupplier> walls) {
     this.root = root;
     this.ids = IntStream.rangeClosed(1, size).mapToObj(i -> NodeId.of("n" + i)).toList();
     List<Member> members = new ArrayList<>();
@@ -38,7 +41,9 @@ public final class LocalCluster implements AutoCloseable {
     for (NodeId id : ids) {
       TestConfig config =
           tweak.apply(TestConfig.in(root.resolve(id.value())).topology(new Topology(id, members)));
-      nodes.add(TestNode.start(config.build(), NodeBootstrap.StorageFactory.ROCKSDB, network));
+      nodes.add(
+          TestNode.start(
+              config.build(), NodeBootstrap.StorageFactory.ROCKSDB, network, walls.apply(id)));
     }
   }
 
@@ -49,8 +54,17 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts {@code size} nodes, each configured through {@code tweak}. */
   public static LocalCluster start(int size, UnaryOperator<TestConfig> tweak) {
+    return start(size, tweak, id -> System::currentTimeMillis);
+  }
+
+  /**
+   * Starts {@code size} nodes, each configured through {@code tweak}, each with the wall clock
+   * (Unix milliseconds) {@code walls} gives it: a {@link TestWallClock} to set it wrong.
+   */
+  public static LocalCluster start(
+      int size, UnaryOperator<TestConfig> tweak, Function<NodeId, LongSupplier> walls) {
     try {
-      return new LocalCluster(Files.createTempDirectory("kvorum-cluster"), size, tweak);
+      return new LocalCluster(Files.createTempDirectory("kvorum-cluster"), size, tweak, walls);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -3,8 +3,10 @@ package io.kvorum.node.testing;
 import io.kvorum.api.KvorumClient;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * A cluster of real node processes on 127.0.0.1 ({@code node-0}…), started from the fat jar with
@@ -17,6 +19,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final String peers;
   private final List<String> extraFlags;
   private final NodeProcess[] nodes;
+  private final Map<Integer, Map<String, String>> environments = new HashMap<>();
 
   public ProcessCluster(Path root, int size, String... extraFlags) {
     this.root = root;
@@ -33,13 +36,25 @@ public final class ProcessCluster implements AutoCloseable {
     this.peers = String.join(",", members);
   }
 
-  /** Starts every node and waits until all are ready. */
-  public ProcessCluster start() {
+  /**
+   * Node {@code i} runs with these environment variables too, e.g. {@code JAVA_TOOL_OPTIONS} for
+   * options of its JVM; set before it starts.
+   */
+  public ProcessCluster environment(int i, Map<String, String> environment) {
+    environments.put(i, Map.copyOf(environment));
+    return this;
+  }
+
+  /** Starts every node and waits until all are ready, but those in {@code notAwaited}. */
+  public ProcessCluster start(int... notAwaited) {
     for (int i = 0; i < nodes.length; i++) {
       launch(i);
     }
-    for (NodeProcess node : nodes) {
-      node.awaitReady();
+    for (int i = 0; i < nodes.length; i++) {
+      int node = i;
+      if (IntStream.of(notAwaited).noneMatch(n -> n == node)) {
+        nodes[i].awaitReady();
+      }
     }
     return this;
   }
@@ -63,7 +78,10 @@ public final class ProcessCluster implements AutoCloseable {
     args.addAll(extraFlags);
     nodes[i] =
         NodeProcess.launch(
-            root.resolve("logs"), httpPorts[i], Map.of(), args.toArray(String[]::new));
+            root.resolve("logs"),
+            httpPorts[i],
+            environments.getOrDefault(i, Map.of()),
+            args.toArray(String[]::new));
   }
 
   /** Starts node {@code i} (again, on its data) and waits until it is ready. */

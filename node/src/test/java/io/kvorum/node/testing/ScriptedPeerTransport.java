@@ -29,7 +29,10 @@ import java.util.function.Supplier;
  * peer's reachability is set by hand.
  */
 public final class ScriptedPeerTransport implements PeerTransport {
-  /** What a call was: its operation ("read", "write", "hello", "scan"), peer, key and record. */
+  /**
+   * What a call was: its operation ("read", "write", "hello", "ping", "scan"), peer, key and
+   * record.
+   */
   public record Call(String operation, NodeId peer, Key key, Record record) {}
 
   /** What becomes of a call. */
@@ -164,6 +167,11 @@ public final class ScriptedPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return perform(new Call("hello", peer, null, null), () -> 0L);
+  }
+
+  @Override
+  public CompletableFuture<Long> ping(NodeId peer) {
+    return perform(new Call("ping", peer, null, null), System::currentTimeMillis);
   }
 
   @Override

@@ -23,6 +23,7 @@ public final class TestConfig {
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
+  private Duration maxClockOffset = Duration.ofMillis(500);
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -30,6 +31,11 @@ public final class TestConfig {
 
   public static TestConfig in(Path dataDir) {
     return new TestConfig(dataDir);
+  }
+
+  /** The id of the node this configures. */
+  public NodeId nodeId() {
+    return id;
   }
 
   public TestConfig id(String nodeId) {
@@ -92,6 +98,11 @@ public final class TestConfig {
     return this;
   }
 
+  public TestConfig maxClockOffset(Duration offset) {
+    this.maxClockOffset = offset;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -112,6 +123,7 @@ public final class TestConfig {
             tombstoneGrace,
             sweepInterval),
         new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
-        Duration.ofSeconds(5));
+        Duration.ofSeconds(5),
+        maxClockOffset);
   }
 }

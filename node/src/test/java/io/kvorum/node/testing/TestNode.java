@@ -2,6 +2,7 @@ package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.NodeBootstrap;
+import io.kvorum.node.Threading;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
@@ -10,6 +11,7 @@ import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /** A real node in this JVM, listening on a free port of 127.0.0.1, with a client for it. */
 public final class TestNode implements AutoCloseable {
@@ -17,14 +19,19 @@ public final class TestNode implements AutoCloseable {
   private final NodeBootstrap.StorageFactory storage;
   private LocalStorage opened;
   private final NodeBootstrap.Interconnect network;
+  private final LongSupplier wall;
   private NodeBootstrap node;
   private KvorumClient client;
 
   private TestNode(
-      NodeConfig config, NodeBootstrap.StorageFactory storage, NodeBootstrap.Interconnect network) {
+      NodeConfig config,
+      NodeBootstrap.StorageFactory storage,
+      NodeBootstrap.Interconnect network,
+      LongSupplier wall) {
     this.config = config;
     this.storage = storage;
     this.network = network;
+    this.wall = wall;
   }
 
   /** Starts a one-node cluster on RocksDB. */
@@ -40,7 +47,16 @@ public final class TestNode implements AutoCloseable {
   /** Starts a node of a cluster whose nodes talk over {@code network}; waits until it is ready. */
   public static TestNode start(
       NodeConfig config, NodeBootstrap.StorageFactory storage, NodeBootstrap.Interconnect network) {
-    TestNode node = new TestNode(config, storage, network);
+    return start(config, storage, network, System::currentTimeMillis);
+  }
+
+  /** Starts a node as above whose wall clock (Unix milliseconds) is {@code wall}. */
+  public static TestNode start(
+      NodeConfig config,
+      NodeBootstrap.StorageFactory storage,
+      NodeBootstrap.Interconnect network,
+      LongSupplier wall) {
+    TestNode node = new TestNode(config, storage, network, wall);
     node.boot();
     return node;
   }
@@ -50,7 +66,9 @@ public final class TestNode implements AutoCloseable {
         NodeBootstrap.start(
             config,
             (dir, settings, executor) -> opened = storage.open(dir, settings, executor),
-            network);
+            network,
+            Threading.fromSystemProperties(),
+            wall);
     node.awaitReady();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
   }

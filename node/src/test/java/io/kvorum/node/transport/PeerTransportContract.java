@@ -2,6 +2,7 @@ package io.kvorum.node.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -266,6 +267,47 @@ public abstract class PeerTransportContract {
     assertThat(node(N1).clock().current()).isGreaterThanOrEqualTo(peer);
   }
 
+  @Test
+  void aPingAnswersWithThePeersWallClock() {
+    long ahead = Duration.ofHours(1).toMillis();
+    cluster(2, CALL_TIMEOUT, id -> id.equals(N2) ? () -> System.currentTimeMillis() + ahead : null);
+
+    long before = System.currentTimeMillis();
+    long peerWall = await(caller().ping(N2));
+    long after = System.currentTimeMillis();
+
+    assertThat(peerWall).isBetween(before + ahead, after + ahead);
+  }
+
+  @Test
+  void aWriteTooFarAheadOfThePeersClockIsRefusedWithItsOffsetAndTheOthersAreStored() {
+    cluster(2, CALL_TIMEOUT);
+    long ahead = Duration.ofHours(1).toMillis();
+    Record future = Record.value(Version.of(System.currentTimeMillis() + ahead, 0), bytes("f"));
+    List<CompletableFuture<Void>> others = new ArrayList<>();
+    CompletableFuture<Void> refused = caller().write(N2, key("future"), future);
+    for (int i = 0; i < 20; i++) {
+      others.add(caller().write(N2, key("now-" + i), Record.value(version(1), bytes("v"))));
+    }
+
+    assertThat(failure(refused))
+        .isInstanceOfSatisfying(
+            ClockOffsetException.class,
+            e -> {
+              assertThat(e.offsetMillis()).isBetween(ahead - 10_000, ahead);
+              assertThat(e.maxOffsetMillis())
+                  .isEqualTo(TransportTestCluster.MAX_CLOCK_OFFSET.toMillis());
+              assertThat(e).hasMessageContaining("ahead of this replica's wall clock");
+            });
+    assertThat(await(node(N2).storage().get(key("future")))).isEmpty();
+    for (int i = 0; i < others.size(); i++) {
+      // Written in the same batch as the refused one, a write may be reported refused too; it is
+      // stored all the same.
+      others.get(i).handle((ok, error) -> null).join();
+      assertThat(await(node(N2).storage().get(key("now-" + i)))).as("write %d", i).isPresent();
+    }
+  }
+
   // ---- the peer's errors ----------------------------------------------------------------------
 
   @ParameterizedTest
@@ -444,7 +486,8 @@ public abstract class PeerTransportContract {
           ScanCursor cursor = t.scan(N2, KeyRange.from(key("a")));
           return cursor.next(10, 1 << 20).whenComplete((batch, error) -> cursor.close());
         }),
-    HELLO(t -> t.hello(N2));
+    HELLO(t -> t.hello(N2)),
+    PING(t -> t.ping(N2));
 
     private final Function<PeerTransport, CompletableFuture<?>> call;
 
@@ -471,6 +514,13 @@ public abstract class PeerTransportContract {
         e -> e instanceof StorageException s && s.kind() == StorageException.Kind.FAILURE),
     SHUTTING_DOWN(
         () -> new UnavailableException("shutting down"), UnavailableException.class::isInstance),
+    CLOCK_OFFSET(
+        () -> new ClockOffsetException("a version ahead", 3_600_000, 500),
+        e ->
+            e instanceof ClockOffsetException c
+                && c.offsetMillis() == 3_600_000
+                && c.maxOffsetMillis() == 500
+                && c.getMessage().contains("a version ahead")),
     BUG(
         () -> new IllegalStateException("a bug"),
         e -> e instanceof StorageException s && s.kind() == StorageException.Kind.FAILURE);

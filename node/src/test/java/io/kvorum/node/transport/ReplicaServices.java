@@ -62,6 +62,11 @@ public final class ReplicaServices {
     public CompletableFuture<Long> hello(NodeId peer) {
       return delegate().hello(peer);
     }
+
+    @Override
+    public CompletableFuture<Long> ping() {
+      return delegate().ping();
+    }
   }
 
   /** A node's served side, replaceable while it is served. */
@@ -131,6 +136,11 @@ public final class ReplicaServices {
     public CompletableFuture<Long> hello(NodeId peer) {
       return stall();
     }
+
+    @Override
+    public CompletableFuture<Long> ping() {
+      return this.<Long>stall().thenApply(ignored -> 0L);
+    }
   }
 
   /** A node that fails every request with a fresh {@code error}, a scan as it opens. */
@@ -153,6 +163,11 @@ public final class ReplicaServices {
 
       @Override
       public CompletableFuture<Long> hello(NodeId peer) {
+        return CompletableFuture.failedFuture(error.get());
+      }
+
+      @Override
+      public CompletableFuture<Long> ping() {
         return CompletableFuture.failedFuture(error.get());
       }
     };

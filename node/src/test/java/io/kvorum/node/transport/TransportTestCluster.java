@@ -24,6 +24,12 @@ public abstract class TransportTestCluster implements AutoCloseable {
   /** How long a hello may take in these clusters. */
   public static final Duration HELLO_TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * How far ahead of a node's wall clock its clock follows a peer's and a version may be: wide, so
+   * that tests can carry clocks some seconds apart.
+   */
+  public static final Duration MAX_CLOCK_OFFSET = Duration.ofMinutes(1);
+
   private final List<Node> nodes = new ArrayList<>();
 
   /** One node: its storage, hints and clock, what it serves, and its transport to the others. */
@@ -41,7 +47,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
       this.id = id;
       this.clock =
           HybridLogicalClock.start(
-              new MemoryCeiling(), wall, Duration.ofSeconds(1), Duration.ofMinutes(1));
+              new MemoryCeiling(), wall, Duration.ofSeconds(1), MAX_CLOCK_OFFSET);
     }
 
     public NodeId id() {
@@ -76,7 +82,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
 
     /** This node's own storage and hints, as it serves them to its peers. */
     public ReplicaService normalService() {
-      return new LocalReplicaService(storage, handoff);
+      return new LocalReplicaService(storage, handoff, clock, MAX_CLOCK_OFFSET);
     }
   }
 

@@ -17,6 +17,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.PingRequest;
+import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.WriteRequest;
@@ -36,9 +38,10 @@ import java.util.stream.Collectors;
 /**
  * {@link PeerTransport} over gRPC: channels to every peer on the node's event loops; replica reads
  * and writes batched on one long-lived stream per channel ({@link ReplicaStream}), scans as
- * server-streaming calls, hello as a unary call. Every message passes the node's {@link WireEdge},
- * which carries the clock and the replicas' errors. Connections are kept alive with HTTP/2 pings,
- * so a peer that freezes is noticed within seconds even when no request is waiting on it.
+ * server-streaming calls, hello and ping as unary calls. Every message passes the node's {@link
+ * WireEdge}, which carries the clock and the replicas' errors. Connections are kept alive with
+ * HTTP/2 pings, so a peer that freezes is noticed within seconds even when no request is waiting on
+ * it.
  *
  * <p><b>Which connection.</b> With one channel per loop, each peer gets a channel on every loop of
  * the group, and a call made on one of those loops (an HTTP request being served there) goes out on
@@ -182,6 +185,34 @@ public final class GrpcPeerTransport implements PeerTransport {
               }
             });
     return delivered;
+  }
+
+  @Override
+  public CompletableFuture<Long> ping(NodeId peer) {
+    CompletableFuture<Long> wall = new CompletableFuture<>();
+    channel(peer)
+        .stub()
+        .withDeadlineAfter(callTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .ping(
+            PingRequest.getDefaultInstance(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(PingResponse response) {
+                wall.complete(response.getWallMillis());
+              }
+
+              @Override
+              public void onError(Throwable error) {
+                wall.completeExceptionally(WireEdge.fromStatus(peer, "ping", error));
+              }
+
+              @Override
+              public void onCompleted() {
+                wall.completeExceptionally(
+                    new PeerUnavailableException(peer, "its ping ended without an answer", null));
+              }
+            });
+    return wall;
   }
 
   @Override

@@ -12,6 +12,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.PingRequest;
+import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
@@ -19,6 +21,7 @@ import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +43,25 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     this.self = self;
     this.service = service;
     this.loops = loops;
+  }
+
+  @Override
+  public void ping(PingRequest request, StreamObserver<PingResponse> responses) {
+    CompletableFuture<Long> wall;
+    try {
+      wall = service.ping();
+    } catch (RuntimeException e) {
+      wall = CompletableFuture.failedFuture(e);
+    }
+    wall.whenComplete(
+        (millis, error) -> {
+          if (error != null) {
+            responses.onError(Failures.unwrap(error));
+          } else {
+            responses.onNext(PingResponse.newBuilder().setWallMillis(millis).build());
+            responses.onCompleted();
+          }
+        });
   }
 
   @Override

@@ -16,6 +16,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
@@ -28,6 +29,8 @@ import io.kvorum.node.core.Version;
 import io.kvorum.proto.replica.v1.CallFailure;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.PingRequest;
+import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaError;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
@@ -38,9 +41,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The edge every inter-node message of this node crosses, in either direction: Exchange batches,
- * Scan requests and batches, Hello requests and answers, and the trailers of failed calls. It is
- * installed as an interceptor on the node's server ({@link #server()}) and on every channel to a
- * peer ({@link #client()}), so no message can pass without it.
+ * Scan requests and batches, Hello and Ping requests and answers, and the trailers of failed calls.
+ * It is installed as an interceptor on the node's server ({@link #server()}) and on every channel
+ * to a peer ({@link #client()}), so no message can pass without it.
  *
  * <p><b>The clock</b> (SPEC §5): every message sent is stamped with this node's current clock;
  * every message received moves the clock past the sender's stamp before anyone reads the message.
@@ -51,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *
  * <table>
  *   <caption>errors across the wire</caption>
- *   <tr><th>raised on the replica<th>code<th>status (Scan, Hello)<th>raised at the caller
+ *   <tr><th>raised on the replica<th>code<th>status (Scan, Hello, Ping)<th>raised at the caller
  *   <tr><td>{@link OverloadedException}<td>OVERLOADED<td>RESOURCE_EXHAUSTED
  *       <td>{@link OverloadedException}
  *   <tr><td>{@link InvalidRequestException}<td>INVALID<td>INVALID_ARGUMENT
@@ -60,14 +63,16 @@ import org.slf4j.LoggerFactory;
  *       <td>{@link StorageException} NO_SPACE
  *   <tr><td>{@link UnavailableException}<td>UNAVAILABLE<td>UNAVAILABLE
  *       <td>{@link UnavailableException}
+ *   <tr><td>{@link ClockOffsetException} (a version too far ahead)<td>CLOCK_OFFSET
+ *       <td>FAILED_PRECONDITION<td>{@link ClockOffsetException}, with its offsets
  *   <tr><td>anything else (storage failure, a bug)<td>INTERNAL<td>INTERNAL
  *       <td>{@link StorageException} FAILURE
  *   <tr><td>(no answer: no connection, deadline, broken stream, a status without the trailer)
  *       <td>—<td>any<td>{@link PeerUnavailableException}
  * </table>
  *
- * <p>Exchange carries the code in each failed response; Scan and Hello end with the status above
- * and a {@link CallFailure} trailer holding the code and the server's clock.
+ * <p>Exchange carries the code in each failed response; Scan, Hello and Ping end with the status
+ * above and a {@link CallFailure} trailer holding the code and the server's clock.
  */
 final class WireEdge {
   private static final Logger log = LoggerFactory.getLogger(WireEdge.class);
@@ -105,6 +110,8 @@ final class WireEdge {
           case ScanBatch m -> m.toBuilder().setHlc(hlc).build();
           case HelloRequest m -> m.toBuilder().setHlc(hlc).build();
           case HelloResponse m -> m.toBuilder().setHlc(hlc).build();
+          case PingRequest m -> m.toBuilder().setHlc(hlc).build();
+          case PingResponse m -> m.toBuilder().setHlc(hlc).build();
           default -> throw new IllegalArgumentException(notOurs(message));
         };
     return (T) stamped;
@@ -119,6 +126,8 @@ final class WireEdge {
           case ScanBatch m -> m.getHlc();
           case HelloRequest m -> m.getHlc();
           case HelloResponse m -> m.getHlc();
+          case PingRequest m -> m.getHlc();
+          case PingResponse m -> m.getHlc();
           default -> throw new IllegalArgumentException(notOurs(message));
         });
   }
@@ -146,15 +155,18 @@ final class WireEdge {
           case StorageException e when e.kind() == StorageException.Kind.NO_SPACE ->
               ReplicaError.Code.NO_SPACE;
           case UnavailableException e -> ReplicaError.Code.UNAVAILABLE;
+          case ClockOffsetException e -> ReplicaError.Code.CLOCK_OFFSET;
           default -> ReplicaError.Code.INTERNAL;
         };
     if (code == ReplicaError.Code.INTERNAL) {
       log.warn("a replica request failed", cause);
     }
-    return ReplicaError.newBuilder()
-        .setCode(code)
-        .setMessage(String.valueOf(cause.getMessage()))
-        .build();
+    ReplicaError.Builder error =
+        ReplicaError.newBuilder().setCode(code).setMessage(String.valueOf(cause.getMessage()));
+    if (cause instanceof ClockOffsetException e) {
+      error.setOffsetMillis(e.offsetMillis()).setMaxOffsetMillis(e.maxOffsetMillis());
+    }
+    return error.build();
   }
 
   /** The status a failed Scan or Hello ends with (the trailer carries the exact code). */
@@ -163,6 +175,7 @@ final class WireEdge {
       case OVERLOADED, NO_SPACE -> Status.RESOURCE_EXHAUSTED;
       case INVALID -> Status.INVALID_ARGUMENT;
       case UNAVAILABLE -> Status.UNAVAILABLE;
+      case CLOCK_OFFSET -> Status.FAILED_PRECONDITION;
       case INTERNAL, CODE_UNSPECIFIED, UNRECOGNIZED -> Status.INTERNAL;
     };
   }
@@ -180,6 +193,11 @@ final class WireEdge {
       case NO_SPACE ->
           new StorageException(StorageException.Kind.NO_SPACE, request, null, reported);
       case UNAVAILABLE -> new UnavailableException(peer + " does not serve: " + error.getMessage());
+      case CLOCK_OFFSET ->
+          new ClockOffsetException(
+              peer + " refused the write: " + error.getMessage(),
+              error.getOffsetMillis(),
+              error.getMaxOffsetMillis());
       case INTERNAL, CODE_UNSPECIFIED, UNRECOGNIZED ->
           new StorageException(StorageException.Kind.FAILURE, request, null, reported);
     };

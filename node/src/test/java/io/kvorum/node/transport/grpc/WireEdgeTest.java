@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
@@ -37,6 +38,22 @@ class WireEdgeTest {
             e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.NO_SPACE))
         .hasMessageContaining("n2")
         .hasMessageContaining("put failed");
+  }
+
+  @Test
+  void aVersionRefusedForItsClockArrivesWithItsOffsetsAndTheRefusingReplica() {
+    ClockOffsetException refused =
+        new ClockOffsetException("the write's version is 3600000 ms ahead", 3_600_000, 500);
+
+    assertThat(WireEdge.toWire(refused).getCode()).isEqualTo(ReplicaError.Code.CLOCK_OFFSET);
+    assertThat(roundTrip(refused))
+        .isInstanceOfSatisfying(
+            ClockOffsetException.class,
+            e -> {
+              assertThat(e.offsetMillis()).isEqualTo(3_600_000);
+              assertThat(e.maxOffsetMillis()).isEqualTo(500);
+            })
+        .hasMessage("n2 refused the write: the write's version is 3600000 ms ahead");
   }
 
   @Test
