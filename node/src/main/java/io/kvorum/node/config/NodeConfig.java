@@ -20,6 +20,7 @@ import java.util.Objects;
  * @param storage storage tuning and maintenance
  * @param replication hinted handoff and catch-up
  * @param shutdownGrace how long a SIGTERM waits for requests in flight
+ * @param repair anti-entropy
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -31,13 +32,15 @@ public record NodeConfig(
     Limits limits,
     Storage storage,
     Replication replication,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    Repair repair) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(topology, "topology");
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(replication, "replication");
+    Objects.requireNonNull(repair, "repair");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -119,6 +122,23 @@ public record NodeConfig(
       if (maxHintsPerPeer < 0) {
         throw new IllegalArgumentException("max hints per peer must not be negative");
       }
+    }
+  }
+
+  /**
+   * Anti-entropy (SPEC §7).
+   *
+   * @param bytesPerSecond the most this node sends per second for repair (pushed and pulled
+   *     records)
+   * @param interval how long after a round over every peer started the next one starts (at once if
+   *     the round took longer)
+   */
+  public record Repair(long bytesPerSecond, Duration interval) {
+    public Repair {
+      if (bytesPerSecond < 1) {
+        throw new IllegalArgumentException("repair rate must be positive");
+      }
+      requirePositive(interval, "repair interval");
     }
   }
 

@@ -9,6 +9,29 @@ package io.kvorum.node.coordinator;
  * @param up whether it is reachable from here
  * @param detail the connection or circuit-breaker state behind {@code up}
  * @param hintsPending hints this node holds for it
+ * @param repair how anti-entropy with it went; null for this node itself
  */
 public record NodeView(
-    String id, String address, boolean self, boolean up, String detail, long hintsPending) {}
+    String id,
+    String address,
+    boolean self,
+    boolean up,
+    String detail,
+    long hintsPending,
+    Repair repair) {
+
+  /**
+   * Anti-entropy with one peer.
+   *
+   * @param lastRoundFinishedMillis when the last successful exchange with it finished (Unix ms), 0
+   *     for never
+   * @param recordsRepaired records that exchange moved one way or the other
+   * @param recordsRepairedTotal records the exchanges with it moved since this node started
+   * @param lastError why the latest exchange failed; null if it did not
+   */
+  public record Repair(
+      long lastRoundFinishedMillis,
+      long recordsRepaired,
+      long recordsRepairedTotal,
+      String lastError) {}
+}

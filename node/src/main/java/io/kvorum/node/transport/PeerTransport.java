@@ -62,6 +62,20 @@ public interface PeerTransport extends AutoCloseable {
    */
   CompletableFuture<Long> hello(NodeId peer);
 
+  /**
+   * Anti-entropy: the hashes of the nodes at {@code positions} of {@code level} of the hash tree
+   * {@code peer} shares with this node, one per position in the same order. Same deadline as a
+   * read.
+   */
+  CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions);
+
+  /**
+   * Anti-entropy: a cursor over {@code peer}'s records of the hash-tree {@code segments} that this
+   * node should hold too, tombstones included, in key order; each batch has the deadline of a scan
+   * batch.
+   */
+  ScanCursor segments(NodeId peer, int[] segments);
+
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);
 

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.replication.repair.AntiEntropy;
+import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
@@ -119,6 +122,20 @@ class CatchUpRaceTest {
     }
   }
 
+  /** Anti-entropy that is never started: this test is about hints alone. */
+  private AntiEntropy repair(NodeConfig config, PeerTransport transport) {
+    List<NodeId> ids = config.topology().ids();
+    HashTrees trees = new HashTrees(config.nodeId(), ids, new RendezvousPlacement(ids));
+    return new AntiEntropy(
+        trees,
+        new InMemoryStorageEngine(),
+        transport,
+        new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
+        timers,
+        System::currentTimeMillis,
+        new SimpleMeterRegistry());
+  }
+
   /** One run of a node, wired as NodeBootstrap wires the pieces catch-up involves. */
   private Incarnation start(Disk disk) {
     HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeiling(disk.ceiling));
@@ -136,7 +153,10 @@ class CatchUpRaceTest {
             disk.config.topology().peers().stream().map(Member::id).toList(),
             new SimpleMeterRegistry());
     AutoCloseable served =
-        network.serve(disk.config, clock, new LocalReplicaService(disk.records, handoff));
+        network.serve(
+            disk.config,
+            clock,
+            new LocalReplicaService(disk.records, handoff, repair(disk.config, transport)));
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(

@@ -175,9 +175,27 @@ final class InMemoryPeerTransport implements PeerTransport {
   }
 
   @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    int[] sent = positions.clone();
+    return send(peer, callTimeout, service -> service.treeHashes(self, level, sent));
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    int[] sent = segments.clone();
+    return remoteCursor(
+        peer,
+        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.segments(self, sent))));
+  }
+
+  @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    CompletableFuture<ScanCursor> remote =
-        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range)));
+    return remoteCursor(
+        peer, send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range))));
+  }
+
+  /** A cursor open at {@code peer}, each batch crossing the network. */
+  private ScanCursor remoteCursor(NodeId peer, CompletableFuture<ScanCursor> remote) {
     return new ScanCursor() {
       @Override
       public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
