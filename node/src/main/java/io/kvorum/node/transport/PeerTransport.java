@@ -71,10 +71,14 @@ public interface PeerTransport extends AutoCloseable {
 
   /**
    * Anti-entropy: a cursor over {@code peer}'s records of the hash-tree {@code segments} that this
-   * node should hold too, tombstones included, in key order; each batch has the deadline of a scan
-   * batch.
+   * node should hold too, tombstones included, in key order. Each batch has a deadline of {@link
+   * #SEGMENT_BATCH_TIMEOUT}: the peer scans all its records to find those of the segments, and may
+   * pass many before it finds the next one to send.
    */
   ScanCursor segments(NodeId peer, int[] segments);
+
+  /** The deadline of one batch of {@link #segments}. */
+  java.time.Duration SEGMENT_BATCH_TIMEOUT = java.time.Duration.ofMinutes(1);
 
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);

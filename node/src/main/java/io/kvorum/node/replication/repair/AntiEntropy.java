@@ -146,7 +146,11 @@ public final class AntiEntropy implements AutoCloseable {
                   trees.records(),
                   TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
               built.complete(null);
-              schedule(settings.interval().toMillis());
+              boolean asked;
+              synchronized (this) {
+                asked = requested;
+              }
+              schedule(asked ? 0 : settings.interval().toMillis());
             });
     return built;
   }

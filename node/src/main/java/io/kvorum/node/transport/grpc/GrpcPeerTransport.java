@@ -194,7 +194,7 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public ScanCursor segments(NodeId peer, int[] segments) {
-    return GrpcScanCursor.segments(channel(peer), callTimeout, self.value(), segments);
+    return GrpcScanCursor.segments(channel(peer), SEGMENT_BATCH_TIMEOUT, self.value(), segments);
   }
 
   @Override
