@@ -13,6 +13,7 @@ public final class KvorumApi {
   public static final String PATH_ENTITIES = "/v0/entities";
   public static final String PATH_STATUS = "/v0/status";
   public static final String PATH_CLUSTER = "/v0/cluster";
+  public static final String PATH_REPAIR = "/v0/repair";
   public static final String PATH_LIVE = "/health/live";
   public static final String PATH_READY = "/health/ready";
   public static final String PATH_METRICS = "/metrics";

@@ -20,6 +20,9 @@ import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.repair.AntiEntropy;
+import io.kvorum.node.replication.repair.HashTrees;
+import io.kvorum.node.replication.repair.TreeKeepingStorageEngine;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.MemoryFirstStorageEngine;
 import io.kvorum.node.storage.MeteredStorageEngine;
@@ -161,6 +164,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private final AtomicBoolean stopped = new AtomicBoolean();
   private HttpGateway gateway;
   private HintedHandoff handoff;
+  private AntiEntropy antiEntropy;
   private Coordinator coordinator;
   private EventLoops httpLoops;
   private EventLoops grpcLoops;
@@ -241,14 +245,16 @@ public final class NodeBootstrap implements AutoCloseable {
     resources.push(() -> shutdownExecutor(storageExecutor));
     LocalStorage local = openStorage(dataDir, storageExecutor);
     resources.push(local);
-    StorageEngine storage = storageEngine(local);
+    RendezvousPlacement placement = new RendezvousPlacement(config.topology().ids());
+    HashTrees trees = new HashTrees(config.nodeId(), config.topology().ids(), placement);
+    StorageEngine storage = storageEngine(local, trees);
 
     // Remote timestamps are followed only within the max clock offset: a node whose clock is
     // further ahead must not drag the others' versions to where their replicas refuse them.
     HybridLogicalClock clock =
         HybridLogicalClock.start(
             new FileCeilingStore(dataDir), wall, CLOCK_CEILING_WINDOW, config.maxClockOffset());
-    ScheduledExecutorService timers = startTimers(clock, storage);
+    ScheduledExecutorService timers = startTimers(clock);
 
     PeerTransport transport =
         new ResilientPeerTransport(
@@ -269,7 +275,22 @@ public final class NodeBootstrap implements AutoCloseable {
                 replication.catchUpTimeout()),
             config.topology().peers().stream().map(m -> m.id()).toList(),
             registry);
-    serveReplicas(new LocalReplicaService(storage, handoff, clock, config.maxClockOffset()), clock);
+    antiEntropy =
+        new AntiEntropy(
+            trees,
+            storage,
+            transport,
+            new AntiEntropy.Settings(
+                config.repair().bytesPerSecond(),
+                config.repair().interval(),
+                replication.hintWindow().plus(config.requestTimeout())),
+            timers,
+            () -> clock.current().physicalMillis(),
+            registry);
+    resources.push(antiEntropy);
+    serveReplicas(
+        new LocalReplicaService(storage, handoff, clock, config.maxClockOffset(), antiEntropy),
+        clock);
     transport.onPeerReachable(handoff::welcome);
     every(timers, "hint replay", HINT_REPLAY_INTERVAL, handoff::deliverAll);
     ClockOffsets offsets =
@@ -282,18 +303,28 @@ public final class NodeBootstrap implements AutoCloseable {
             registry);
     transport.onPeerReachable(offsets::measure);
     every(timers, "clock offset heartbeat", CLOCK_HEARTBEAT, offsets::heartbeat);
+    PurgeSweeper sweeper =
+        new PurgeSweeper(
+            storage,
+            config.storage().tombstoneGrace(),
+            clock::wallMillis,
+            antiEntropy::purgeableBefore,
+            registry);
+    every(timers, "purge sweep", config.storage().sweepInterval(), sweeper::sweep);
+    antiEntropy.start();
 
     coordinator =
         new Coordinator(
             config.topology(),
-            new RendezvousPlacement(config.topology().ids()),
+            placement,
             new Replicas(config.nodeId(), storage, transport),
             handoff,
             clock,
             offsets,
             config.requestTimeout(),
             timeouts(timers),
-            registry);
+            registry,
+            antiEntropy);
     startGateway();
     // Ready once caught up, with every reachable peer's clock measured, and with the clock's
     // versions (resumed from the persisted ceiling after a quick restart) no further ahead of the
@@ -373,21 +404,25 @@ public final class NodeBootstrap implements AutoCloseable {
     }
   }
 
-  /** The engine as the node uses it: metered, and reading from memory first if so switched. */
-  private StorageEngine storageEngine(LocalStorage local) {
-    StorageEngine metered = new MeteredStorageEngine(local.records(), registry);
-    return threading.memoryFirstReads() ? new MemoryFirstStorageEngine(metered) : metered;
+  /**
+   * The engine as the node uses it: metered, keeping the anti-entropy hash trees up to date, and
+   * reading from memory first if so switched.
+   */
+  private StorageEngine storageEngine(LocalStorage local, HashTrees trees) {
+    StorageEngine tracked =
+        new TreeKeepingStorageEngine(new MeteredStorageEngine(local.records(), registry), trees);
+    return threading.memoryFirstReads() ? new MemoryFirstStorageEngine(tracked) : tracked;
   }
 
-  /** The timer thread, renewing the clock's ceiling and sweeping the purgeable records. */
-  private ScheduledExecutorService startTimers(HybridLogicalClock clock, StorageEngine storage) {
+  /**
+   * The timer thread: renews the clock's ceiling, and runs the periodic work of hints, purges and
+   * anti-entropy.
+   */
+  private ScheduledExecutorService startTimers(HybridLogicalClock clock) {
     ScheduledExecutorService timers =
         Executors.newSingleThreadScheduledExecutor(daemonThreads("kvorum-timer"));
     resources.push(() -> shutdownExecutor(timers));
     every(timers, "clock ceiling renewal", Duration.ofMillis(250), clock::refreshCeiling);
-    PurgeSweeper sweeper =
-        new PurgeSweeper(storage, config.storage().tombstoneGrace(), clock::wallMillis, registry);
-    every(timers, "purge sweep", config.storage().sweepInterval(), sweeper::sweep);
     return timers;
   }
 

@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param shutdownGrace how long a SIGTERM waits for requests in flight
  * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
  *     and how far ahead of a replica's wall clock a version may be
+ * @param repair anti-entropy
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -34,13 +35,15 @@ public record NodeConfig(
     Storage storage,
     Replication replication,
     Duration shutdownGrace,
-    Duration maxClockOffset) {
+    Duration maxClockOffset,
+    Repair repair) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
     Objects.requireNonNull(topology, "topology");
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(replication, "replication");
+    Objects.requireNonNull(repair, "repair");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -123,6 +126,23 @@ public record NodeConfig(
       if (maxHintsPerPeer < 0) {
         throw new IllegalArgumentException("max hints per peer must not be negative");
       }
+    }
+  }
+
+  /**
+   * Anti-entropy (SPEC §7).
+   *
+   * @param bytesPerSecond the most this node sends per second for repair (pushed and pulled
+   *     records)
+   * @param interval how long after a round over every peer started the next one starts (at once if
+   *     the round took longer)
+   */
+  public record Repair(long bytesPerSecond, Duration interval) {
+    public Repair {
+      if (bytesPerSecond < 1) {
+        throw new IllegalArgumentException("repair rate must be positive");
+      }
+      requirePositive(interval, "repair interval");
     }
   }
 

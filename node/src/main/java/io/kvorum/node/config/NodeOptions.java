@@ -166,6 +166,24 @@ public final class NodeOptions {
   String hintWindow;
 
   @Option(
+      names = "--repair-rate",
+      defaultValue = "${env:KVORUM_REPAIR_RATE:-8MiB}",
+      paramLabel = "SIZE",
+      description =
+          "Bytes per second this node sends at most for anti-entropy (records it pushes to peers"
+              + " and records peers pull from it). Default: ${DEFAULT-VALUE}.")
+  String repairRate;
+
+  @Option(
+      names = "--repair-interval",
+      defaultValue = "${env:KVORUM_REPAIR_INTERVAL:-1m}",
+      paramLabel = "DURATION",
+      description =
+          "How long after an anti-entropy round over every peer started the next one starts (at"
+              + " once if the round took longer). Default: ${DEFAULT-VALUE}.")
+  String repairInterval;
+
+  @Option(
       names = "--max-hints-per-peer",
       defaultValue = "${env:KVORUM_MAX_HINTS_PER_PEER:-1000000}",
       paramLabel = "N",
@@ -277,7 +295,10 @@ public final class NodeOptions {
             count("--max-hints-per-peer", maxHintsPerPeer, true),
             duration("--catch-up-timeout", catchUpTimeout)),
         duration("--shutdown-grace", shutdownGrace),
-        duration("--max-clock-offset", maxClockOffset));
+        duration("--max-clock-offset", maxClockOffset),
+        new NodeConfig.Repair(
+            positiveSize("--repair-rate", repairRate),
+            duration("--repair-interval", repairInterval)));
   }
 
   private NodeId nodeId() {

@@ -8,6 +8,7 @@ import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
@@ -15,6 +16,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -38,12 +40,14 @@ public final class Coordinator {
   private final WriteCoordinator writes;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
+  private final AntiEntropy antiEntropy;
 
   /**
    * @param offsets whether this node's clock may version writes
    * @param requestTimeout how long a request waits for its quorum
    * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
    *     its timeout (cheapest on the thread itself when that is an event loop)
+   * @param antiEntropy the node's anti-entropy, for its state and for repairs asked for
    */
   public Coordinator(
       Topology topology,
@@ -54,8 +58,10 @@ public final class Coordinator {
       ClockOffsets offsets,
       Duration requestTimeout,
       Supplier<ScheduledExecutorService> timeoutScheduler,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      AntiEntropy antiEntropy) {
     this.topology = topology;
+    this.antiEntropy = antiEntropy;
     this.clock = clock;
     this.replicas = replicas;
     this.handoff = handoff;
@@ -117,6 +123,11 @@ public final class Coordinator {
     return offsets.refusal().map(ClockOffsetException::getMessage);
   }
 
+  /** Starts a full anti-entropy round now (or right after the one running). */
+  public void repairNow() {
+    antiEntropy.repairNow();
+  }
+
   /** Every node as this node sees it now. */
   public List<NodeView> clusterView() {
     return topology.members().stream().map(this::view).toList();
@@ -134,6 +145,16 @@ public final class Coordinator {
         state.detail(),
         self ? 0 : handoff.pending(member.id()),
         offset.map(o -> OptionalLong.of(o.offsetMillis())).orElse(OptionalLong.empty()),
-        offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()));
+        offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()),
+        self ? null : repair(member.id()));
+  }
+
+  private NodeView.Repair repair(NodeId peer) {
+    AntiEntropy.PeerRepair repair = antiEntropy.peer(peer);
+    return new NodeView.Repair(
+        repair.lastCompletedMillis(),
+        repair.recordsRepaired(),
+        repair.recordsRepairedTotal(),
+        repair.lastError());
   }
 }

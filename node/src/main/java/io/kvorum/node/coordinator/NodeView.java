@@ -14,6 +14,7 @@ import java.util.OptionalLong;
  * @param clockOffsetMillis its wall clock minus this node's, as last measured (empty for this node
  *     and for a node never measured); positive when it is ahead
  * @param clockUncertaintyMillis half the round trip of that measurement
+ * @param repair how anti-entropy with it went; null for this node itself
  */
 public record NodeView(
     String id,
@@ -23,4 +24,21 @@ public record NodeView(
     String detail,
     long hintsPending,
     OptionalLong clockOffsetMillis,
-    OptionalLong clockUncertaintyMillis) {}
+    OptionalLong clockUncertaintyMillis,
+    Repair repair) {
+
+  /**
+   * Anti-entropy with one peer.
+   *
+   * @param lastRoundFinishedMillis when the last successful exchange with it finished (Unix ms), 0
+   *     for never
+   * @param recordsRepaired records that exchange moved one way or the other
+   * @param recordsRepairedTotal records the exchanges with it moved since this node started
+   * @param lastError why the latest exchange failed; null if it did not
+   */
+  public record Repair(
+      long lastRoundFinishedMillis,
+      long recordsRepaired,
+      long recordsRepairedTotal,
+      String lastError) {}
+}

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,6 +87,7 @@ final class Endpoints {
       case ENTITIES -> range(request, exchange);
       case STATUS, READY -> exchange.respond(readiness());
       case CLUSTER -> exchange.respond(cluster());
+      case REPAIR -> exchange.respond(repair());
       case LIVE -> exchange.respond(json(HttpResponseStatus.OK, Map.of("status", "live")));
       case METRICS -> exchange.respond(metrics());
       case UNKNOWN -> throw new IllegalStateException("handled above");
@@ -149,6 +151,9 @@ final class Endpoints {
       view.put("hintsPending", node.hintsPending());
       node.clockOffsetMillis().ifPresent(offset -> view.put("clockOffsetMillis", offset));
       node.clockUncertaintyMillis().ifPresent(u -> view.put("clockUncertaintyMillis", u));
+      if (node.repair() != null) {
+        view.put("repair", repair(node.repair()));
+      }
       nodes.add(view);
     }
     Map<String, Object> body = new LinkedHashMap<>();
@@ -158,6 +163,26 @@ final class Endpoints {
     writesRefused.ifPresent(reason -> body.put("writesRefused", reason));
     body.put("nodes", nodes);
     return json(HttpResponseStatus.OK, body);
+  }
+
+  private static Map<String, Object> repair(NodeView.Repair repair) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    if (repair.lastRoundFinishedMillis() > 0) {
+      view.put(
+          "lastRoundFinished", Instant.ofEpochMilli(repair.lastRoundFinishedMillis()).toString());
+    }
+    view.put("recordsRepaired", repair.recordsRepaired());
+    view.put("recordsRepairedTotal", repair.recordsRepairedTotal());
+    if (repair.lastError() != null) {
+      view.put("lastError", repair.lastError());
+    }
+    return view;
+  }
+
+  /** Starts a full anti-entropy round; the answer does not wait for it. */
+  private FullHttpResponse repair() {
+    coordinator.repairNow();
+    return json(HttpResponseStatus.ACCEPTED, Map.of("status", "started", "node", status.nodeId()));
   }
 
   /**

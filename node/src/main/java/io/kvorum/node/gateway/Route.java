@@ -13,6 +13,7 @@ enum Route {
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
   CLUSTER(KvorumApi.PATH_CLUSTER, HttpMethod.GET),
+  REPAIR(KvorumApi.PATH_REPAIR, HttpMethod.POST),
   LIVE(KvorumApi.PATH_LIVE, HttpMethod.GET),
   READY(KvorumApi.PATH_READY, HttpMethod.GET),
   METRICS(KvorumApi.PATH_METRICS, HttpMethod.GET),

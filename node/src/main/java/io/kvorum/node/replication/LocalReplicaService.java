@@ -3,11 +3,13 @@ package io.kvorum.node.replication;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
@@ -16,7 +18,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What this node does for its peers: its own replicas, and the hints it holds for them.
+ * What this node does for its peers: its own replicas, the hints it holds for them, and its side of
+ * their anti-entropy exchanges.
  *
  * <p>A write whose version is further ahead of this node's wall clock than the max clock offset is
  * refused ({@link ClockOffsetException}): its coordinator's clock is ahead, and the version would
@@ -28,17 +31,24 @@ public final class LocalReplicaService implements ReplicaService {
   private final HintedHandoff handoff;
   private final Clock clock;
   private final long maxOffsetMillis;
+  private final AntiEntropy repair;
 
   /**
    * @param clock this node's clock, whose wall clock versions are checked against
    * @param maxClockOffset how far ahead of it a version may be
+   * @param repair this node's anti-entropy, which answers the peers' exchanges
    */
   public LocalReplicaService(
-      StorageEngine storage, HintedHandoff handoff, Clock clock, Duration maxClockOffset) {
+      StorageEngine storage,
+      HintedHandoff handoff,
+      Clock clock,
+      Duration maxClockOffset,
+      AntiEntropy repair) {
     this.storage = storage;
     this.handoff = handoff;
     this.clock = clock;
     this.maxOffsetMillis = maxClockOffset.toMillis();
+    this.repair = repair;
   }
 
   @Override
@@ -92,6 +102,24 @@ public final class LocalReplicaService implements ReplicaService {
   @Override
   public ScanCursor scan(KeyRange range) {
     return storage.scan(range);
+  }
+
+  @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    try {
+      return repair.hashes(peer, level, positions);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(new InvalidRequestException(null, e.getMessage()));
+    }
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    try {
+      return repair.segments(peer, segments);
+    } catch (IllegalArgumentException e) {
+      return ScanCursor.failed(new InvalidRequestException(null, e.getMessage()));
+    }
   }
 
   @Override

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
  * Purges tombstones and expired values once they have been dead for the grace period. The grace
  * period must outlast every way a replica can still learn of an older write (hints, read repair),
  * or a purged delete could be undone by a stale copy: as in Cassandra's {@code gc_grace_seconds}.
+ * With anti-entropy a record is further kept until a repair round has shown every replica holds it.
  */
 public final class PurgeSweeper {
   private static final Logger log = LoggerFactory.getLogger(PurgeSweeper.class);
@@ -22,6 +23,7 @@ public final class PurgeSweeper {
   private final StorageEngine storage;
   private final Duration grace;
   private final LongSupplier wallMillis;
+  private final LongSupplier purgeableBefore;
   private final Counter purged;
   private final AtomicBoolean running = new AtomicBoolean();
 
@@ -30,9 +32,23 @@ public final class PurgeSweeper {
 
   public PurgeSweeper(
       StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
+    this(storage, grace, wallMillis, () -> Long.MAX_VALUE, registry);
+  }
+
+  /**
+   * @param purgeableBefore a further bound on what may be purged: only records that died before it
+   *     (anti-entropy's proof that every replica holds them), however long ago
+   */
+  public PurgeSweeper(
+      StorageEngine storage,
+      Duration grace,
+      LongSupplier wallMillis,
+      LongSupplier purgeableBefore,
+      MeterRegistry registry) {
     this.storage = storage;
     this.grace = grace;
     this.wallMillis = wallMillis;
+    this.purgeableBefore = purgeableBefore;
     this.purged =
         Counter.builder("kvorum.storage.purged")
             .description("tombstones and expired values purged after the grace period")
@@ -48,7 +64,12 @@ public final class PurgeSweeper {
     if (!running.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(0L);
     }
-    long deadBefore = wallMillis.getAsLong() - grace.toMillis();
+    long deadBefore =
+        Math.min(wallMillis.getAsLong() - grace.toMillis(), purgeableBefore.getAsLong());
+    if (deadBefore <= 0) {
+      running.set(false);
+      return CompletableFuture.completedFuture(0L);
+    }
     return sweepFrom(deadBefore, 0)
         .whenComplete(
             (removed, error) -> {

@@ -71,6 +71,24 @@ public interface PeerTransport extends AutoCloseable {
    */
   CompletableFuture<Long> ping(NodeId peer);
 
+  /**
+   * Anti-entropy: the hashes of the nodes at {@code positions} of {@code level} of the hash tree
+   * {@code peer} shares with this node, one per position in the same order. Same deadline as a
+   * read.
+   */
+  CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions);
+
+  /**
+   * Anti-entropy: a cursor over {@code peer}'s records of the hash-tree {@code segments} that this
+   * node should hold too, tombstones included, in key order. Each batch has a deadline of {@link
+   * #SEGMENT_BATCH_TIMEOUT}: the peer scans all its records to find those of the segments, and may
+   * pass many before it finds the next one to send.
+   */
+  ScanCursor segments(NodeId peer, int[] segments);
+
+  /** The deadline of one batch of {@link #segments}. */
+  java.time.Duration SEGMENT_BATCH_TIMEOUT = java.time.Duration.ofMinutes(1);
+
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);
 

@@ -39,6 +39,20 @@ public interface ReplicaService {
   ScanCursor scan(KeyRange range);
 
   /**
+   * Anti-entropy: the hashes of the tree this node shares with {@code peer} at {@code positions} of
+   * {@code level}. Fails with {@link io.kvorum.node.core.UnavailableException} while the trees are
+   * being built, {@link io.kvorum.node.core.InvalidRequestException} for a level, position or peer
+   * that does not exist.
+   */
+  CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions);
+
+  /**
+   * Anti-entropy: this node's records of {@code segments} that {@code peer} should hold too, sent
+   * at the node's repair rate.
+   */
+  ScanCursor segments(NodeId peer, int[] segments);
+
+  /**
    * {@code peer} has (re)started: deliver the hints held for it now.
    *
    * @return how many hints were delivered

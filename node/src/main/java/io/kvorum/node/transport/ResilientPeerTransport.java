@@ -107,14 +107,26 @@ public final class ResilientPeerTransport implements PeerTransport {
 
   @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
+    return streamed(peer, "scan", () -> delegate.scan(peer, range));
+  }
+
+  @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    return guarded(peer, "tree_hashes", () -> delegate.treeHashes(peer, level, positions));
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    return streamed(peer, "segments", () -> delegate.segments(peer, segments));
+  }
+
+  private ScanCursor streamed(NodeId peer, String operation, Supplier<ScanCursor> open) {
     CircuitBreaker breaker = breaker(peer);
     if (!breaker.tryAcquirePermission()) {
       return ScanCursor.failed(unavailable(peer, "its circuit breaker is open"));
     }
     breaker.releasePermission();
-    return delegate
-        .scan(peer, range)
-        .mapBatches(batch -> measured(peer, "scan", batch, System.nanoTime()));
+    return open.get().mapBatches(batch -> measured(peer, operation, batch, System.nanoTime()));
   }
 
   @Override

@@ -17,6 +17,8 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.repair.AntiEntropy;
+import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
@@ -78,7 +80,15 @@ class CoordinatorFailureReportTest {
             List.of(N2, N3), peers, clock, System::nanoTime, Duration.ofMillis(500), registry),
         requestTimeout,
         () -> timers,
-        registry);
+        registry,
+        new AntiEntropy(
+            new HashTrees(N1, topology.ids(), new RendezvousPlacement(topology.ids())),
+            local,
+            peers,
+            new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
+            timers,
+            System::currentTimeMillis,
+            registry));
   }
 
   @AfterEach

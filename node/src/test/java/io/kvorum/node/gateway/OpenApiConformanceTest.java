@@ -94,6 +94,7 @@ class OpenApiConformanceTest {
     r.put("GET /v0/entities 504", () -> unreachablePeerBeforeTheFirstEntry());
     r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
     r.put("GET /v0/cluster 200", () -> send("GET", KvorumApi.PATH_CLUSTER));
+    r.put("POST /v0/repair 202", () -> send("POST", KvorumApi.PATH_REPAIR));
     r.put("GET /v0/status 503", () -> whileDraining(KvorumApi.PATH_STATUS));
     r.put("GET /health/live 200", () -> send("GET", KvorumApi.PATH_LIVE));
     r.put("GET /health/ready 200", () -> send("GET", KvorumApi.PATH_READY));

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.replication.repair.AntiEntropy;
+import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
@@ -119,6 +122,20 @@ class CatchUpRaceTest {
     }
   }
 
+  /** Anti-entropy that is never started: this test is about hints alone. */
+  private AntiEntropy repair(NodeConfig config, PeerTransport transport) {
+    List<NodeId> ids = config.topology().ids();
+    HashTrees trees = new HashTrees(config.nodeId(), ids, new RendezvousPlacement(ids));
+    return new AntiEntropy(
+        trees,
+        new InMemoryStorageEngine(),
+        transport,
+        new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
+        timers,
+        System::currentTimeMillis,
+        new SimpleMeterRegistry());
+  }
+
   /** One run of a node, wired as NodeBootstrap wires the pieces catch-up involves. */
   private Incarnation start(Disk disk) {
     HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeiling(disk.ceiling));
@@ -139,7 +156,12 @@ class CatchUpRaceTest {
         network.serve(
             disk.config,
             clock,
-            new LocalReplicaService(disk.records, handoff, clock, disk.config.maxClockOffset()));
+            new LocalReplicaService(
+                disk.records,
+                handoff,
+                clock,
+                disk.config.maxClockOffset(),
+                repair(disk.config, transport)));
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(

@@ -187,14 +187,36 @@ final class InMemoryPeerTransport implements PeerTransport {
   }
 
   @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    int[] sent = positions.clone();
+    return send(peer, callTimeout, service -> service.treeHashes(self, level, sent));
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    int[] sent = segments.clone();
+    return remoteCursor(
+        peer,
+        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.segments(self, sent))),
+        SEGMENT_BATCH_TIMEOUT);
+  }
+
+  @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    CompletableFuture<ScanCursor> remote =
-        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range)));
+    return remoteCursor(
+        peer,
+        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range))),
+        callTimeout);
+  }
+
+  /** A cursor open at {@code peer}, each batch crossing the network within {@code timeout}. */
+  private ScanCursor remoteCursor(
+      NodeId peer, CompletableFuture<ScanCursor> remote, Duration timeout) {
     return new ScanCursor() {
       @Override
       public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
         return remote.thenCompose(
-            cursor -> send(peer, callTimeout, s -> cursor.next(maxEntries, maxBytes)));
+            cursor -> send(peer, timeout, s -> cursor.next(maxEntries, maxBytes)));
       }
 
       @Override

@@ -189,6 +189,26 @@ public final class ScriptedPeerTransport implements PeerTransport {
     };
   }
 
+  @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    return perform(new Call("tree_hashes", peer, null, null), () -> new long[positions.length]);
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    CompletableFuture<List<Entry>> first =
+        perform(new Call("segments", peer, null, null), List::<Entry>of);
+    return new ScanCursor() {
+      @Override
+      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+        return first;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
   @SuppressWarnings("unchecked")
   private <T> CompletableFuture<T> perform(Call call, Supplier<T> value) {
     calls.add(call);

@@ -24,6 +24,9 @@ public final class TestConfig {
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
   private Duration maxClockOffset = Duration.ofMillis(500);
+  // Rounds an hour apart: no test sees anti-entropy mend what it checks unless it asks for it.
+  private long repairRate = 8 << 20;
+  private Duration repairInterval = Duration.ofHours(1);
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -103,6 +106,13 @@ public final class TestConfig {
     return this;
   }
 
+  /** Anti-entropy: {@code bytesPerSecond} sent at most, a round every {@code interval}. */
+  public TestConfig repair(long bytesPerSecond, Duration interval) {
+    this.repairRate = bytesPerSecond;
+    this.repairInterval = interval;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -124,6 +134,7 @@ public final class TestConfig {
             sweepInterval),
         new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
         Duration.ofSeconds(5),
-        maxClockOffset);
+        maxClockOffset,
+        new NodeConfig.Repair(repairRate, repairInterval));
   }
 }

@@ -28,6 +28,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -198,6 +199,53 @@ public abstract class PeerTransportContract {
     try (ScanCursor cursor = caller().scan(N2, KeyRange.from(key("a")))) {
       assertThat(failure(cursor.next(10, 1 << 20))).isInstanceOf(PeerUnavailableException.class);
     }
+  }
+
+  // ---- anti-entropy ---------------------------------------------------------------------------
+
+  @Test
+  void antiEntropyCallsCarryThePeersTreeAndTheRecordsItShares() {
+    cluster(3, CALL_TIMEOUT);
+    List<Entry> shared = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      Entry entry = new Entry(key("ae-" + i), Record.value(version(i + 1), bytes("v" + i), 0, 3));
+      shared.add(entry);
+      await(caller().write(N2, entry.key(), entry.record()));
+      await(node(N2).transport().write(N1, entry.key(), entry.record()));
+    }
+    await(caller().write(N2, key("only-on-n2"), Record.value(version(1), bytes("x"), 0, 3)));
+    await(caller().write(N2, key("single-copy"), Record.value(version(1), bytes("x"), 0, 1)));
+
+    int[] root = {0};
+    long[] theirs = await(caller().treeHashes(N2, 0, root));
+    long[] ours = await(node(N1).repair().hashes(N2, 0, root));
+    assertThat(theirs).hasSize(1);
+    assertThat(theirs).as("n2 holds one record more than n1").isNotEqualTo(ours);
+
+    int[] all = IntStream.range(0, 1 << 16).toArray();
+    List<Entry> pulled = new ArrayList<>();
+    try (ScanCursor cursor = caller().segments(N2, all)) {
+      for (List<Entry> batch = await(cursor.next(64, 1 << 20));
+          !batch.isEmpty();
+          batch = await(cursor.next(64, 1 << 20))) {
+        pulled.addAll(batch);
+      }
+    }
+    List<Key> expected = new ArrayList<>(shared.stream().map(Entry::key).toList());
+    expected.add(key("only-on-n2"));
+    assertThat(pulled.stream().map(Entry::key).toList())
+        .as("every record both should hold, in key order; not the one n2 alone should hold")
+        .containsExactlyElementsOf(expected.stream().sorted().toList());
+
+    await(
+        node(N2)
+            .transport()
+            .write(N1, key("only-on-n2"), Record.value(version(1), bytes("x"), 0, 3)));
+    assertThat(await(caller().treeHashes(N2, 0, root)))
+        .isEqualTo(await(node(N1).repair().hashes(N2, 0, root)));
+    assertThat(failure(caller().treeHashes(N2, 7, root)))
+        .as("a level that does not exist")
+        .isInstanceOf(InvalidRequestException.class);
   }
 
   // ---- hello ----------------------------------------------------------------------------------

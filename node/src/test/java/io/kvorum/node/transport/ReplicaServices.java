@@ -59,6 +59,16 @@ public final class ReplicaServices {
     }
 
     @Override
+    public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+      return delegate().treeHashes(peer, level, positions);
+    }
+
+    @Override
+    public ScanCursor segments(NodeId peer, int[] segments) {
+      return delegate().segments(peer, segments);
+    }
+
+    @Override
     public CompletableFuture<Long> hello(NodeId peer) {
       return delegate().hello(peer);
     }
@@ -133,6 +143,16 @@ public final class ReplicaServices {
     }
 
     @Override
+    public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+      return this.<long[]>stall().thenApply(ignored -> new long[positions.length]);
+    }
+
+    @Override
+    public ScanCursor segments(NodeId peer, int[] segments) {
+      return scan(null);
+    }
+
+    @Override
     public CompletableFuture<Long> hello(NodeId peer) {
       return stall();
     }
@@ -158,6 +178,16 @@ public final class ReplicaServices {
 
       @Override
       public ScanCursor scan(KeyRange range) {
+        throw error.get();
+      }
+
+      @Override
+      public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+        return CompletableFuture.failedFuture(error.get());
+      }
+
+      @Override
+      public ScanCursor segments(NodeId peer, int[] segments) {
         throw error.get();
       }
 

@@ -2,15 +2,21 @@ package io.kvorum.node.transport;
 
 import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
+import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
+import io.kvorum.node.replication.repair.AntiEntropy;
+import io.kvorum.node.replication.repair.HashTrees;
+import io.kvorum.node.replication.repair.TreeKeepingStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -41,6 +47,8 @@ public abstract class TransportTestCluster implements AutoCloseable {
     private final ReplicaServices.Switchable service = new ReplicaServices.Switchable();
     private PeerTransport transport;
     private HintedHandoff handoff;
+    private HashTrees trees;
+    private AntiEntropy repair;
     private AutoCloseable served;
 
     private Node(NodeId id, LongSupplier wall) {
@@ -80,9 +88,18 @@ public abstract class TransportTestCluster implements AutoCloseable {
       service.use(normalService());
     }
 
-    /** This node's own storage and hints, as it serves them to its peers. */
+    /**
+     * This node's own storage and hints, as it serves them to its peers, with its side of
+     * anti-entropy (writes served keep its hash trees up to date).
+     */
     public ReplicaService normalService() {
-      return new LocalReplicaService(storage, handoff, clock, MAX_CLOCK_OFFSET);
+      return new LocalReplicaService(
+          new TreeKeepingStorageEngine(storage, trees), handoff, clock, MAX_CLOCK_OFFSET, repair);
+    }
+
+    /** This node's anti-entropy (its trees are built; its rounds are an hour apart). */
+    public AntiEntropy repair() {
+      return repair;
     }
   }
 
@@ -120,6 +137,18 @@ public abstract class TransportTestCluster implements AutoCloseable {
                 new HintedHandoff.Settings(Duration.ofHours(3), 100_000),
                 nodes.stream().map(Node::id).filter(id -> !id.equals(node.id)).toList(),
                 new SimpleMeterRegistry());
+        List<NodeId> ids = nodes.stream().map(Node::id).toList();
+        node.trees = new HashTrees(node.id, ids, new RendezvousPlacement(ids));
+        node.repair =
+            new AntiEntropy(
+                node.trees,
+                new TreeKeepingStorageEngine(node.storage, node.trees),
+                node.transport,
+                new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofMinutes(1)),
+                REPAIR_TIMER,
+                node.clock::wallMillis,
+                new SimpleMeterRegistry());
+        node.repair.start().join();
         node.serveNormally();
       }
     } catch (RuntimeException e) {
@@ -127,6 +156,14 @@ public abstract class TransportTestCluster implements AutoCloseable {
       throw e;
     }
   }
+
+  private static final ScheduledExecutorService REPAIR_TIMER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "transport-test-repair");
+            t.setDaemon(true);
+            return t;
+          });
 
   public Node node(NodeId id) {
     return nodes.stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow();
@@ -151,6 +188,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
   public void close() {
     // Clients first: a server waits for the streams still open to it before it stops.
     nodes.stream().filter(n -> n.transport != null).forEach(n -> n.transport.close());
+    nodes.stream().filter(n -> n.repair != null).forEach(n -> n.repair.close());
     nodes.forEach(n -> stop(n.id));
     nodes.forEach(n -> n.storage.close());
   }

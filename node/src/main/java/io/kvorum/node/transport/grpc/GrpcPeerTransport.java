@@ -21,6 +21,8 @@ import io.kvorum.proto.replica.v1.PingRequest;
 import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
+import io.kvorum.proto.replica.v1.TreeHashesRequest;
+import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import io.kvorum.proto.replica.v1.WriteRequest;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
@@ -38,10 +40,10 @@ import java.util.stream.Collectors;
 /**
  * {@link PeerTransport} over gRPC: channels to every peer on the node's event loops; replica reads
  * and writes batched on one long-lived stream per channel ({@link ReplicaStream}), scans as
- * server-streaming calls, hello and ping as unary calls. Every message passes the node's {@link
- * WireEdge}, which carries the clock and the replicas' errors. Connections are kept alive with
- * HTTP/2 pings, so a peer that freezes is noticed within seconds even when no request is waiting on
- * it.
+ * server-streaming calls (and so the records of hash-tree segments), hello, ping and tree hashes as
+ * unary calls. Every message passes the node's {@link WireEdge}, which carries the clock and the
+ * replicas' errors. Connections are kept alive with HTTP/2 pings, so a peer that freezes is noticed
+ * within seconds even when no request is waiting on it.
  *
  * <p><b>Which connection.</b> With one channel per loop, each peer gets a channel on every loop of
  * the group, and a call made on one of those loops (an HTTP request being served there) goes out on
@@ -156,7 +158,45 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    return new GrpcScanCursor(channel(peer), callTimeout, range);
+    return GrpcScanCursor.scan(channel(peer), callTimeout, range);
+  }
+
+  @Override
+  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
+    TreeHashesRequest.Builder request =
+        TreeHashesRequest.newBuilder().setNodeId(self.value()).setLevel(level);
+    for (int position : positions) {
+      request.addPositions(position);
+    }
+    CompletableFuture<long[]> hashes = new CompletableFuture<>();
+    channel(peer)
+        .stub()
+        .withDeadlineAfter(callTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .treeHashes(
+            request.build(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(TreeHashesResponse response) {
+                hashes.complete(response.getHashesList().stream().mapToLong(h -> h).toArray());
+              }
+
+              @Override
+              public void onError(Throwable error) {
+                hashes.completeExceptionally(WireEdge.fromStatus(peer, "its tree hashes", error));
+              }
+
+              @Override
+              public void onCompleted() {
+                hashes.completeExceptionally(
+                    new PeerUnavailableException(peer, "it answered no tree hashes", null));
+              }
+            });
+    return hashes;
+  }
+
+  @Override
+  public ScanCursor segments(NodeId peer, int[] segments) {
+    return GrpcScanCursor.segments(channel(peer), SEGMENT_BATCH_TIMEOUT, self.value(), segments);
   }
 
   @Override

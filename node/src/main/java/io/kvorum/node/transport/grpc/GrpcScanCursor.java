@@ -7,6 +7,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
+import io.kvorum.proto.replica.v1.SegmentsRequest;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -15,31 +16,53 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A peer's scan as a pull cursor over a server-streaming call. gRPC flow control does the
- * back-pressure: one batch is asked for ahead of the consumer, no more, so the peer stops sending
- * while the consumer is slow. Waiting for a batch has a deadline; a failed call fails the cursor,
- * with the peer's error if the peer failed the scan ({@link WireEdge}).
+ * A peer's scan (or the records of some hash-tree segments, {@link #segments}) as a pull cursor
+ * over a server-streaming call. gRPC flow control does the back-pressure: one batch is asked for
+ * ahead of the consumer, no more, so the peer stops sending while the consumer is slow. Waiting for
+ * a batch has a deadline; a failed call fails the cursor, with the peer's error if the peer failed
+ * the scan ({@link WireEdge}).
  */
-final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanRequest, ScanBatch> {
+final class GrpcScanCursor<Q> implements ScanCursor, ClientResponseObserver<Q, ScanBatch> {
   private final PeerChannel channel;
   private final Duration batchTimeout;
+  private final String what;
   private final ArrayDeque<List<Entry>> received = new ArrayDeque<>();
-  private ClientCallStreamObserver<ScanRequest> call;
+  private ClientCallStreamObserver<Q> call;
   private CompletableFuture<List<Entry>> waiting;
   private boolean finished;
   private Throwable failure;
 
-  GrpcScanCursor(PeerChannel channel, Duration batchTimeout, KeyRange range) {
+  private GrpcScanCursor(PeerChannel channel, Duration batchTimeout, String what) {
     this.channel = channel;
     this.batchTimeout = batchTimeout;
+    this.what = what;
+  }
+
+  /** The peer's records in {@code range}. */
+  static ScanCursor scan(PeerChannel channel, Duration batchTimeout, KeyRange range) {
     ScanRequest.Builder request =
         ScanRequest.newBuilder().setStart(ProtoMapping.bytes(range.start().bytes()));
     range.end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
-    channel.stub().scan(request.build(), this);
+    GrpcScanCursor<ScanRequest> cursor = new GrpcScanCursor<>(channel, batchTimeout, "its scan");
+    channel.stub().scan(request.build(), cursor);
+    return cursor;
+  }
+
+  /** The peer's records of hash-tree {@code segments} that the node {@code self} should hold. */
+  static ScanCursor segments(
+      PeerChannel channel, Duration batchTimeout, String self, int[] segments) {
+    SegmentsRequest.Builder request = SegmentsRequest.newBuilder().setNodeId(self);
+    for (int segment : segments) {
+      request.addSegments(segment);
+    }
+    GrpcScanCursor<SegmentsRequest> cursor =
+        new GrpcScanCursor<>(channel, batchTimeout, "its segments");
+    channel.stub().segments(request.build(), cursor);
+    return cursor;
   }
 
   @Override
-  public void beforeStart(ClientCallStreamObserver<ScanRequest> call) {
+  public void beforeStart(ClientCallStreamObserver<Q> call) {
     this.call = call;
     call.disableAutoRequestWithInitial(1);
   }
@@ -104,7 +127,7 @@ final class GrpcScanCursor implements ScanCursor, ClientResponseObserver<ScanReq
   public void onError(Throwable error) {
     CompletableFuture<List<Entry>> consumer;
     synchronized (this) {
-      failure = WireEdge.fromStatus(channel.peer(), "its scan", error);
+      failure = WireEdge.fromStatus(channel.peer(), what, error);
       consumer = waiting;
       waiting = null;
     }

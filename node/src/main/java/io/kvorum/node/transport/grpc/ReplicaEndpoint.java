@@ -19,6 +19,9 @@ import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
+import io.kvorum.proto.replica.v1.SegmentsRequest;
+import io.kvorum.proto.replica.v1.TreeHashesRequest;
+import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -85,6 +88,55 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
                   ? Optional.of(ProtoMapping.key(request.getEnd()))
                   : Optional.empty());
       cursor = service.scan(range);
+    } catch (IllegalArgumentException e) {
+      responses.onError(new InvalidRequestException(null, e.getMessage()));
+      return;
+    } catch (RuntimeException e) {
+      responses.onError(e);
+      return;
+    }
+    new ScanPump((ServerCallStreamObserver<ScanBatch>) responses, cursor).start();
+  }
+
+  @Override
+  public void treeHashes(TreeHashesRequest request, StreamObserver<TreeHashesResponse> responses) {
+    NodeId peer;
+    try {
+      peer = NodeId.of(request.getNodeId());
+    } catch (IllegalArgumentException e) {
+      responses.onError(new InvalidRequestException("node_id", e.getMessage()));
+      return;
+    }
+    int[] positions = request.getPositionsList().stream().mapToInt(p -> p).toArray();
+    CompletableFuture<long[]> hashes;
+    try {
+      hashes = service.treeHashes(peer, request.getLevel(), positions);
+    } catch (RuntimeException e) {
+      responses.onError(e);
+      return;
+    }
+    hashes.whenComplete(
+        (answer, error) -> {
+          if (error != null) {
+            responses.onError(Failures.unwrap(error));
+            return;
+          }
+          TreeHashesResponse.Builder response = TreeHashesResponse.newBuilder();
+          for (long hash : answer) {
+            response.addHashes(hash);
+          }
+          responses.onNext(response.build());
+          responses.onCompleted();
+        });
+  }
+
+  @Override
+  public void segments(SegmentsRequest request, StreamObserver<ScanBatch> responses) {
+    ScanCursor cursor;
+    try {
+      NodeId peer = NodeId.of(request.getNodeId());
+      cursor =
+          service.segments(peer, request.getSegmentsList().stream().mapToInt(s -> s).toArray());
     } catch (IllegalArgumentException e) {
       responses.onError(new InvalidRequestException(null, e.getMessage()));
       return;

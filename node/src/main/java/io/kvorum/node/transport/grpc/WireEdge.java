@@ -36,14 +36,18 @@ import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
+import io.kvorum.proto.replica.v1.SegmentsRequest;
+import io.kvorum.proto.replica.v1.TreeHashesRequest;
+import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The edge every inter-node message of this node crosses, in either direction: Exchange batches,
- * Scan requests and batches, Hello and Ping requests and answers, and the trailers of failed calls.
- * It is installed as an interceptor on the node's server ({@link #server()}) and on every channel
- * to a peer ({@link #client()}), so no message can pass without it.
+ * Scan requests and batches, Hello and Ping requests and answers, anti-entropy's TreeHashes and
+ * Segments, and the trailers of failed calls. It is installed as an interceptor on the node's
+ * server ({@link #server()}) and on every channel to a peer ({@link #client()}), so no message can
+ * pass without it.
  *
  * <p><b>The clock</b> (SPEC §5): every message sent is stamped with this node's current clock;
  * every message received moves the clock past the sender's stamp before anyone reads the message.
@@ -54,7 +58,7 @@ import org.slf4j.LoggerFactory;
  *
  * <table>
  *   <caption>errors across the wire</caption>
- *   <tr><th>raised on the replica<th>code<th>status (Scan, Hello, Ping)<th>raised at the caller
+ *   <tr><th>raised on the replica<th>code<th>status (the other calls)<th>raised at the caller
  *   <tr><td>{@link OverloadedException}<td>OVERLOADED<td>RESOURCE_EXHAUSTED
  *       <td>{@link OverloadedException}
  *   <tr><td>{@link InvalidRequestException}<td>INVALID<td>INVALID_ARGUMENT
@@ -71,8 +75,8 @@ import org.slf4j.LoggerFactory;
  *       <td>—<td>any<td>{@link PeerUnavailableException}
  * </table>
  *
- * <p>Exchange carries the code in each failed response; Scan, Hello and Ping end with the status
- * above and a {@link CallFailure} trailer holding the code and the server's clock.
+ * <p>Exchange carries the code in each failed response; the other calls end with the status above
+ * and a {@link CallFailure} trailer holding the code and the server's clock.
  */
 final class WireEdge {
   private static final Logger log = LoggerFactory.getLogger(WireEdge.class);
@@ -112,6 +116,9 @@ final class WireEdge {
           case HelloResponse m -> m.toBuilder().setHlc(hlc).build();
           case PingRequest m -> m.toBuilder().setHlc(hlc).build();
           case PingResponse m -> m.toBuilder().setHlc(hlc).build();
+          case TreeHashesRequest m -> m.toBuilder().setHlc(hlc).build();
+          case TreeHashesResponse m -> m.toBuilder().setHlc(hlc).build();
+          case SegmentsRequest m -> m.toBuilder().setHlc(hlc).build();
           default -> throw new IllegalArgumentException(notOurs(message));
         };
     return (T) stamped;
@@ -128,6 +135,9 @@ final class WireEdge {
           case HelloResponse m -> m.getHlc();
           case PingRequest m -> m.getHlc();
           case PingResponse m -> m.getHlc();
+          case TreeHashesRequest m -> m.getHlc();
+          case TreeHashesResponse m -> m.getHlc();
+          case SegmentsRequest m -> m.getHlc();
           default -> throw new IllegalArgumentException(notOurs(message));
         });
   }
