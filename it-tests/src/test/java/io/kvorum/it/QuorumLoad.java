@@ -34,15 +34,23 @@ final class QuorumLoad implements AutoCloseable {
   private final List<long[]> latencies = new ArrayList<>();
 
   QuorumLoad(ClusterClients cluster, int writers, int keysPerWriter) {
+    this(cluster, writers, keysPerWriter, "w");
+  }
+
+  /**
+   * Writers whose keys are {@code <prefix><writer>/<n>}: loads of different prefixes write disjoint
+   * keys.
+   */
+  QuorumLoad(ClusterClients cluster, int writers, int keysPerWriter, String prefix) {
     this.cluster = cluster;
     this.writers = Executors.newFixedThreadPool(writers);
     for (int w = 0; w < writers; w++) {
       int writer = w;
-      this.writers.execute(() -> run(writer, keysPerWriter));
+      this.writers.execute(() -> run(writer, prefix + writer, keysPerWriter));
     }
   }
 
-  private void run(int writer, int keys) {
+  private void run(int writer, String name, int keys) {
     List<KvorumClient> clients = new ArrayList<>();
     for (int i = 0; i < cluster.size(); i++) {
       clients.add(cluster.client(i));
@@ -53,9 +61,9 @@ final class QuorumLoad implements AutoCloseable {
         if (excluded.contains(node)) {
           continue;
         }
-        String key = "w" + writer + "/" + (n % keys);
+        String key = name + "/" + (n % keys);
         boolean delete = ThreadLocalRandom.current().nextInt(10) == 0;
-        String value = delete ? null : "w" + writer + "-" + n;
+        String value = delete ? null : name + "-" + n;
         long start = System.nanoTime();
         boolean acknowledged;
         try {
