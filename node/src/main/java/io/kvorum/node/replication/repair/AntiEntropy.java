@@ -108,7 +108,7 @@ public final class AntiEntropy implements AutoCloseable {
           .tag("peer", peer.value())
           .baseUnit("seconds")
           .register(registry);
-      Gauge.builder("kvorum.repair.peer.records.repaired", () -> peer(peer).recordsRepaired())
+      Gauge.builder("kvorum.repair.peer.last.records.repaired", () -> peer(peer).recordsRepaired())
           .description("records the last successful exchange with the peer moved")
           .tag("peer", peer.value())
           .register(registry);
