@@ -203,7 +203,11 @@ class ClusterGuaranteesTest {
     try (LocalCluster cluster = LocalCluster.start(2)) {
       cluster.stop(2);
       put(cluster.client(1), "durable-hint", "kept on disk", 1, 2);
-      assertThat(cluster.node(1).hints().pending(cluster.id(2))).isEqualTo(1);
+      // A hint is stored after the write it stands for has its quorum: wait for it.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> assertThat(cluster.node(1).hints().pending(cluster.id(2))).isEqualTo(1));
       cluster.stop(1);
       cluster.startNode(1);
       assertThat(cluster.node(1).hints().pending(cluster.id(2))).isEqualTo(1);
