@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * Anti-entropy (SPEC §7): builds the {@link HashTrees} by one scan at start, then runs rounds over
  * every peer, one exchange at a time ({@link PeerExchange}): the first an interval after start,
  * each next one an interval after the previous one started (at once if it took longer, or when
- * {@link #repairNow} asks). Everything it sends goes through one {@link RepairRate}.
+ * {@link #repairNow} asks). Within a round, peers whose exchange failed are tried again after a
+ * back-off, while the next round is further away than that. Everything it sends goes through one
+ * {@link RepairRate}.
  *
  * <p>It also answers the peers' exchanges ({@link #hashes}, {@link #segments}) and says up to when
  * dead records may be purged ({@link #purgeableBefore}): a record is purged only once every replica
@@ -74,6 +77,7 @@ public final class AntiEntropy implements AutoCloseable {
   private boolean running;
   private boolean requested;
   private boolean closed;
+  private boolean retryPending;
   private ScheduledFuture<?> next;
   private volatile long lastFullRoundStart = -1;
   private volatile long previousFullRoundStart = -1;
@@ -160,7 +164,12 @@ public final class AntiEntropy implements AutoCloseable {
     if (closed || peers.isEmpty()) {
       return;
     }
-    if (running) {
+    if (running && retryPending) {
+      // A round waiting to try failed peers again: start a full one now instead.
+      running = false;
+      retryPending = false;
+      schedule(0);
+    } else if (running) {
       requested = true;
     } else if (trees.complete()) {
       schedule(0);
@@ -170,13 +179,17 @@ public final class AntiEntropy implements AutoCloseable {
   }
 
   private synchronized void schedule(long delayMillis) {
+    schedule(this::runRound, delayMillis);
+  }
+
+  private synchronized void schedule(Runnable task, long delayMillis) {
     if (closed || peers.isEmpty()) {
       return;
     }
     if (next != null) {
       next.cancel(false);
     }
-    next = timer.schedule(this::runRound, delayMillis, TimeUnit.MILLISECONDS);
+    next = timer.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
   }
 
   private void runRound() {
@@ -187,34 +200,74 @@ public final class AntiEntropy implements AutoCloseable {
       running = true;
       requested = false;
     }
-    long startedAt = nowMillis.getAsLong();
-    long startedNanos = System.nanoTime();
-    exchangeFrom(0, true)
+    runExchanges(peers, nowMillis.getAsLong(), System.nanoTime(), 0);
+  }
+
+  /**
+   * One pass of the round that started at {@code startedAt} (Unix ms; {@code startedNanos} on the
+   * monotonic clock) over {@code which} peers. The peers whose exchange failed are tried again
+   * after a back-off ({@link #retryDelayMillis}) within the round, so a peer whose circuit breaker
+   * was open a moment or that restarted does not wait a whole interval; the round completes with
+   * its first pass's start once every peer's exchange succeeded, which is what {@link
+   * #purgeableBefore} needs: every exchange of it started after that moment.
+   */
+  private void runExchanges(List<NodeId> which, long startedAt, long startedNanos, int attempt) {
+    synchronized (this) {
+      if (attempt > 0 && !retryPending) {
+        return; // superseded by a round asked for meanwhile
+      }
+      retryPending = false;
+    }
+    exchangeAll(which, 0, new ArrayList<>())
         .whenComplete(
-            (complete, error) -> {
-              Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
-              boolean full = error == null && complete;
-              metrics.round(full ? "complete" : "incomplete", took);
-              if (full) {
+            (failed, error) -> {
+              List<NodeId> left = error == null ? failed : which;
+              long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+              long untilNextRound = Math.max(0, settings.interval().toMillis() - elapsedMillis);
+              Duration took = Duration.ofMillis(elapsedMillis);
+              if (left.isEmpty()) {
+                metrics.round("complete", took);
                 previousFullRoundStart = lastFullRoundStart;
                 lastFullRoundStart = startedAt;
               }
+              boolean retry;
               long delay;
               synchronized (this) {
-                running = false;
-                delay =
-                    requested ? 0 : Math.max(0, settings.interval().toMillis() - took.toMillis());
+                long retryDelay = retryDelayMillis(attempt);
+                retry = !left.isEmpty() && !requested && retryDelay < untilNextRound;
+                running = retry;
+                retryPending = retry;
+                delay = requested ? 0 : retry ? retryDelay : untilNextRound;
               }
-              schedule(delay);
+              if (retry) {
+                log.debug("anti-entropy: retrying {} in {} ms", left, delay);
+                schedule(
+                    () -> runExchanges(List.copyOf(left), startedAt, startedNanos, attempt + 1),
+                    delay);
+              } else {
+                if (!left.isEmpty()) {
+                  metrics.round("incomplete", took);
+                }
+                schedule(delay);
+              }
             });
   }
 
-  /** Exchanges with the peers from {@code index} on, one at a time; true if all succeeded. */
-  private CompletableFuture<Boolean> exchangeFrom(int index, boolean allSoFar) {
-    if (index == peers.size() || closed) {
-      return CompletableFuture.completedFuture(allSoFar && !closed);
+  /** 5 s after a round's first pass, doubling up to a minute. */
+  static long retryDelayMillis(int attempt) {
+    return Math.min(60_000L, 5_000L << Math.min(attempt, 4));
+  }
+
+  /** Exchanges with {@code which} peers from {@code index} on, one at a time; the failed ones. */
+  private CompletableFuture<List<NodeId>> exchangeAll(
+      List<NodeId> which, int index, List<NodeId> failed) {
+    if (index == which.size() || closed) {
+      if (closed) {
+        failed.addAll(which.subList(index, which.size()));
+      }
+      return CompletableFuture.completedFuture(failed);
     }
-    NodeId peer = peers.get(index);
+    NodeId peer = which.get(index);
     long startedNanos = System.nanoTime();
     CompletableFuture<PeerExchange.Outcome> exchange;
     try {
@@ -238,7 +291,8 @@ public final class AntiEntropy implements AutoCloseable {
                         last.recordsRepaired(),
                         last.recordsRepairedTotal(),
                         reason));
-                return false;
+                failed.add(peer);
+                return null;
               }
               if (outcome.repaired() > 0) {
                 log.info(
@@ -256,9 +310,9 @@ public final class AntiEntropy implements AutoCloseable {
                       outcome.repaired(),
                       peer(peer).recordsRepairedTotal() + outcome.repaired(),
                       null));
-              return true;
+              return null;
             })
-        .thenCompose(ok -> exchangeFrom(index + 1, allSoFar && ok));
+        .thenCompose(ignored -> exchangeAll(which, index + 1, failed));
   }
 
   /** How the exchanges with {@code peer} went. */

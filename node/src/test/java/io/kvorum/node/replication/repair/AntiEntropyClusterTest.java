@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.testing.LocalCluster;
 import java.io.IOException;
@@ -100,6 +101,41 @@ class AntiEntropyClusterTest {
   }
 
   @Test
+  void anExchangeThatFailedIsTriedAgainWithinTheRoundNotAnIntervalLater() throws IOException {
+    try (LocalCluster cluster =
+        LocalCluster.start(3, c -> c.repair(8 << 20, Duration.ofHours(1)))) {
+      int keys = 50;
+      for (int i = 0; i < keys; i++) {
+        cluster.client(1).put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8), ALL);
+      }
+      cluster.stop(3);
+      deleteDataDirectory(cluster, 3);
+      assertThat(repair(cluster, 1).statusCode()).isEqualTo(202);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> repairOf(cluster, 1, cluster.id(3)).has("lastError"));
+
+      // n3 comes back empty; nobody reads, nobody asks for a round, and the next one is an hour
+      // away: n1's round tries n3 again by itself.
+      cluster.startNode(3);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  IntStream.range(0, keys)
+                      .allMatch(i -> cluster.node(3).stored("k" + i).isPresent()));
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode repair = repairOf(cluster, 1, cluster.id(3));
+                assertThat(repair.has("lastError")).as("n1's view of n3: %s", repair).isFalse();
+                assertThat(repair.get("recordsRepaired").asLong()).isEqualTo(keys);
+              });
+    }
+  }
+
+  @Test
   void aDeleteAReplicaMissedPastTheHintWindowDoesNotComeBackAfterTheGracePeriod() {
     try (LocalCluster cluster =
         LocalCluster.start(
@@ -178,13 +214,27 @@ class AntiEntropyClusterTest {
   /** Stops node {@code n}, deletes its data directory, and starts it again under the same id. */
   private static void wipe(LocalCluster cluster, int n) {
     cluster.stop(n);
+    deleteDataDirectory(cluster, n);
+    cluster.startNode(n);
+  }
+
+  private static void deleteDataDirectory(LocalCluster cluster, int n) {
     Path dir = cluster.node(n).config().dataDir();
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    cluster.startNode(n);
+  }
+
+  /** The {@code repair} object of {@code peer} in node {@code n}'s {@code /v0/cluster}. */
+  private static JsonNode repairOf(LocalCluster cluster, int n, NodeId peer) throws IOException {
+    for (JsonNode node : cluster(cluster, n).get("nodes")) {
+      if (node.get("id").asText().equals(peer.toString())) {
+        return node.get("repair");
+      }
+    }
+    throw new AssertionError("no " + peer + " in the view of node " + n);
   }
 
   private static HttpResponse<byte[]> repair(LocalCluster cluster, int n) {
