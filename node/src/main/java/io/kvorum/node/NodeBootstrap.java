@@ -285,7 +285,8 @@ public final class NodeBootstrap implements AutoCloseable {
                 config.repair().interval(),
                 replication.hintWindow().plus(config.requestTimeout())),
             timers,
-            () -> clock.current().physicalMillis(),
+            // Now, not the last version issued: that stands still while nothing is written.
+            () -> Math.max(clock.current().physicalMillis(), clock.wallMillis()),
             registry);
     resources.push(antiEntropy);
     serveReplicas(

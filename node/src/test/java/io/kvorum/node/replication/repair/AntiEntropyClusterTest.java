@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Optional;
@@ -101,7 +102,8 @@ class AntiEntropyClusterTest {
   }
 
   @Test
-  void anExchangeThatFailedIsTriedAgainWithinTheRoundNotAnIntervalLater() throws IOException {
+  void anExchangeThatFailedIsTriedAgainWithinTheRoundNotAnIntervalLater()
+      throws IOException, InterruptedException {
     try (LocalCluster cluster =
         LocalCluster.start(3, c -> c.repair(8 << 20, Duration.ofHours(1)))) {
       int keys = 50;
@@ -132,6 +134,18 @@ class AntiEntropyClusterTest {
                 assertThat(repair.has("lastError")).as("n1's view of n3: %s", repair).isFalse();
                 assertThat(repair.get("recordsRepaired").asLong()).isEqualTo(keys);
               });
+
+      // With nothing written since, a round asked for shows as finished later than the last one.
+      String last = repairOf(cluster, 1, cluster.id(3)).get("lastRoundFinished").asText();
+      Thread.sleep(5);
+      assertThat(repair(cluster, 1).statusCode()).isEqualTo(202);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  Instant.parse(
+                          repairOf(cluster, 1, cluster.id(3)).get("lastRoundFinished").asText())
+                      .isAfter(Instant.parse(last)));
     }
   }
 
