@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
@@ -18,6 +17,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.TestWallClock;
 import io.kvorum.node.transport.PeerTransport;
 import java.io.IOException;
@@ -141,7 +141,7 @@ class ClusterClockOffsetTest {
       // replica.
       HybridLogicalClock ahead =
           HybridLogicalClock.start(
-              new MemoryCeiling(),
+              new MemoryCeilingStore(),
               () -> System.currentTimeMillis() + HOUR,
               Duration.ofSeconds(1),
               Duration.ofHours(2));
@@ -258,19 +258,5 @@ class ClusterClockOffsetTest {
 
   private static byte[] utf8(String s) {
     return s.getBytes(UTF_8);
-  }
-
-  private static final class MemoryCeiling implements CeilingStore {
-    private volatile long ceiling;
-
-    @Override
-    public long load() {
-      return ceiling;
-    }
-
-    @Override
-    public void store(long ceilingMillis) {
-      ceiling = ceilingMillis;
-    }
   }
 }

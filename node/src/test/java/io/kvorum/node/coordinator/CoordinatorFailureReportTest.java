@@ -2,7 +2,6 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.Member;
@@ -22,6 +21,7 @@ import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -63,7 +63,7 @@ class CoordinatorFailureReportTest {
                 new Member(N2, "n2.test", 9090),
                 new Member(N3, "n3.test", 9090)));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    HybridLogicalClock clock = HybridLogicalClock.start(new NoCeiling());
+    HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore());
     return new Coordinator(
         topology,
         new RendezvousPlacement(topology.ids()),
@@ -171,20 +171,6 @@ class CoordinatorFailureReportTest {
       return e.getCause();
     } catch (Exception e) {
       throw new AssertionError(e);
-    }
-  }
-
-  private static final class NoCeiling implements CeilingStore {
-    private long ceiling;
-
-    @Override
-    public synchronized long load() {
-      return ceiling;
-    }
-
-    @Override
-    public synchronized void store(long ceilingMillis) {
-      ceiling = ceilingMillis;
     }
   }
 }

@@ -2,7 +2,6 @@ package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.RendezvousPlacement;
@@ -18,6 +17,7 @@ import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
 import io.kvorum.node.testing.LinkChaos;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -138,7 +138,7 @@ class CatchUpRaceTest {
 
   /** One run of a node, wired as NodeBootstrap wires the pieces catch-up involves. */
   private Incarnation start(Disk disk) {
-    HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeiling(disk.ceiling));
+    HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore(disk.ceiling));
     PeerTransport transport = network.connect(disk.config, clock);
     NodeConfig.Replication replication = disk.config.replication();
     HintedHandoff handoff =
@@ -182,18 +182,6 @@ class CatchUpRaceTest {
         throw new IllegalStateException(e);
       }
       transport.close();
-    }
-  }
-
-  private record MemoryCeiling(AtomicLong value) implements CeilingStore {
-    @Override
-    public long load() {
-      return value.get();
-    }
-
-    @Override
-    public void store(long ceilingMillis) {
-      value.set(ceilingMillis);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.kvorum.node.transport;
 
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.NodeId;
@@ -11,6 +10,7 @@ import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.replication.repair.TreeKeepingStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
       this.id = id;
       this.clock =
           HybridLogicalClock.start(
-              new MemoryCeiling(), wall, Duration.ofSeconds(1), MAX_CLOCK_OFFSET);
+              new MemoryCeilingStore(), wall, Duration.ofSeconds(1), MAX_CLOCK_OFFSET);
     }
 
     public NodeId id() {
@@ -198,20 +198,6 @@ public abstract class TransportTestCluster implements AutoCloseable {
       closeable.close();
     } catch (Exception e) {
       throw new IllegalStateException("could not stop serving", e);
-    }
-  }
-
-  private static final class MemoryCeiling implements CeilingStore {
-    private volatile long ceiling;
-
-    @Override
-    public long load() {
-      return ceiling;
-    }
-
-    @Override
-    public void store(long ceilingMillis) {
-      ceiling = ceilingMillis;
     }
   }
 }

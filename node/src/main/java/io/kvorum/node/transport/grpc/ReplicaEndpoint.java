@@ -100,11 +100,8 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
 
   @Override
   public void treeHashes(TreeHashesRequest request, StreamObserver<TreeHashesResponse> responses) {
-    NodeId peer;
-    try {
-      peer = NodeId.of(request.getNodeId());
-    } catch (IllegalArgumentException e) {
-      responses.onError(new InvalidRequestException("node_id", e.getMessage()));
+    NodeId peer = caller(request.getNodeId(), responses);
+    if (peer == null) {
       return;
     }
     int[] positions = request.getPositionsList().stream().mapToInt(p -> p).toArray();
@@ -132,9 +129,12 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
 
   @Override
   public void segments(SegmentsRequest request, StreamObserver<ScanBatch> responses) {
+    NodeId peer = caller(request.getNodeId(), responses);
+    if (peer == null) {
+      return;
+    }
     ScanCursor cursor;
     try {
-      NodeId peer = NodeId.of(request.getNodeId());
       cursor =
           service.segments(peer, request.getSegmentsList().stream().mapToInt(s -> s).toArray());
     } catch (IllegalArgumentException e) {
@@ -204,13 +204,23 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     }
   }
 
-  @Override
-  public void hello(HelloRequest request, StreamObserver<HelloResponse> responses) {
-    NodeId peer;
+  /**
+   * The calling node named by a request's {@code node_id}, or null after answering {@code
+   * responses} that it is not a node id.
+   */
+  private static NodeId caller(String nodeId, StreamObserver<?> responses) {
     try {
-      peer = NodeId.of(request.getNodeId());
+      return NodeId.of(nodeId);
     } catch (IllegalArgumentException e) {
       responses.onError(new InvalidRequestException("node_id", e.getMessage()));
+      return null;
+    }
+  }
+
+  @Override
+  public void hello(HelloRequest request, StreamObserver<HelloResponse> responses) {
+    NodeId peer = caller(request.getNodeId(), responses);
+    if (peer == null) {
       return;
     }
     log.info("{} says hello; delivering the hints held for it", peer);
