@@ -21,15 +21,14 @@ import java.util.function.ToDoubleFunction;
  * kvorum_storage_memory_reads_total} by outcome), and publishes the engine's figures as gauges and
  * counters ({@code kvorum_storage_*}); watches writes for a full disk ({@link SpaceWatch}).
  */
-public final class MeteredStorageEngine implements StorageEngine {
-  private final StorageEngine delegate;
+public final class MeteredStorageEngine extends ForwardingStorageEngine {
   private final MeterRegistry registry;
   private final Counter memoryHits;
   private final Counter memoryMisses;
   private final SpaceWatch space;
 
   public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
-    this.delegate = delegate;
+    super(delegate);
     this.registry = registry;
     this.space = new SpaceWatch(registry);
     this.memoryHits = memoryReads("hit", registry);
@@ -97,11 +96,6 @@ public final class MeteredStorageEngine implements StorageEngine {
   }
 
   @Override
-  public ScanCursor scan(KeyRange range) {
-    return delegate.scan(range).mapBatches(batch -> timed("scan", batch));
-  }
-
-  @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     // A purge that found nothing due wrote nothing, so it says nothing about space.
     return timed("purge", delegate.purge(deadBeforeMillis, limit))
@@ -114,13 +108,8 @@ public final class MeteredStorageEngine implements StorageEngine {
   }
 
   @Override
-  public StorageStats stats() {
-    return delegate.stats();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+  public ScanCursor scan(KeyRange range) {
+    return delegate.scan(range).mapBatches(batch -> timed("scan", batch));
   }
 
   private <T> CompletableFuture<T> watched(CompletableFuture<T> write) {

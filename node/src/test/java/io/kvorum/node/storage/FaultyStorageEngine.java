@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * A storage engine that fails or stalls on demand, around a real one. Scans can be made to fail
  * after a number of batches, to cut a range off midway.
  */
-public final class FaultyStorageEngine implements StorageEngine {
+public final class FaultyStorageEngine extends ForwardingStorageEngine {
   /** Own threads: the common pool may have a single thread on small machines, busy in tests. */
   private static final Executor DELAYS =
       Executors.newCachedThreadPool(
@@ -33,14 +33,13 @@ public final class FaultyStorageEngine implements StorageEngine {
             return t;
           });
 
-  private final StorageEngine delegate;
   private volatile RuntimeException failure;
   private volatile RuntimeException writeFailure;
   private volatile Duration delay = Duration.ZERO;
   private final AtomicInteger scanBatchesBeforeFailure = new AtomicInteger(-1);
 
   public FaultyStorageEngine(StorageEngine delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /**
@@ -149,15 +148,5 @@ public final class FaultyStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     return faultyWrite(() -> delegate.purge(deadBeforeMillis, limit));
-  }
-
-  @Override
-  public StorageStats stats() {
-    return delegate.stats();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

@@ -3,13 +3,10 @@ package io.kvorum.node.replication.repair;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.storage.ForwardingStorageEngine;
 import io.kvorum.node.storage.StorageEngine;
-import io.kvorum.node.storage.StorageStats;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,25 +21,14 @@ import org.slf4j.LoggerFactory;
  * version themselves; only a tie of two different records with the same version costs a read of
  * what storage kept ({@link HashTrees#settle}).
  */
-public final class TreeKeepingStorageEngine implements StorageEngine {
+public final class TreeKeepingStorageEngine extends ForwardingStorageEngine {
   private static final Logger log = LoggerFactory.getLogger(TreeKeepingStorageEngine.class);
 
-  private final StorageEngine delegate;
   private final HashTrees trees;
 
   public TreeKeepingStorageEngine(StorageEngine delegate, HashTrees trees) {
-    this.delegate = delegate;
+    super(delegate);
     this.trees = trees;
-  }
-
-  @Override
-  public CompletableFuture<Optional<Record>> get(Key key) {
-    return delegate.get(key);
-  }
-
-  @Override
-  public Optional<Optional<Record>> getFromMemory(Key key) {
-    return delegate.getFromMemory(key);
   }
 
   @Override
@@ -84,11 +70,6 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
     }
   }
 
-  @Override
-  public ScanCursor scan(KeyRange range) {
-    return delegate.scan(range);
-  }
-
   /**
    * Purges as the engine does; once a sweep is done (a call examined fewer records than its limit)
    * the trees forget every record that died before the sweep's bound, as storage now does.
@@ -104,15 +85,5 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
               }
               return result;
             });
-  }
-
-  @Override
-  public StorageStats stats() {
-    return delegate.stats();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }
