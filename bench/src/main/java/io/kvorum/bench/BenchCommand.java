@@ -209,6 +209,15 @@ public final class BenchCommand implements Callable<Integer> {
               + " --jar before=J --jar-jvm before=-Dkvorum.threads=before --jar after=J.")
   List<String> jarJvmSpecs = new ArrayList<>();
 
+  @Option(
+      names = "--jar-flag",
+      description =
+          "More kvorum-node flags for the nodes of one --jar label, as LABEL=FLAGS, after"
+              + " --node-flag; repeatable. E.g. the same jar with and without mutual TLS:"
+              + " --jar plain=J --jar mtls=J --jar-flag 'mtls=--tls-cert=c.pem --tls-key=k.pem"
+              + " --tls-ca=ca.pem'.")
+  List<String> jarFlagSpecs = new ArrayList<>();
+
   @Option(names = "--out", description = "Results directory (default: bench/results/<timestamp>).")
   Path out;
 
@@ -363,7 +372,11 @@ public final class BenchCommand implements Callable<Integer> {
    * A node jar, its label in the report and the results directory, and the JVM options its nodes
    * get besides {@code --node-jvm}.
    */
-  record Jar(String label, Path path, List<String> jvm) {}
+  /**
+   * @param jvm more JVM options for its nodes ({@code --jar-jvm})
+   * @param flags more kvorum-node flags for its nodes ({@code --jar-flag})
+   */
+  record Jar(String label, Path path, List<String> jvm, List<String> flags) {}
 
   /** The jars of {@code --jar}, each labelled by LABEL= or its file name. */
   List<Jar> jars() {
@@ -383,22 +396,29 @@ public final class BenchCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "--jar " + spec + ": label " + label + " given twice (use LABEL=PATH)");
       }
-      jars.add(new Jar(label, path, jarJvm(label)));
+      jars.add(new Jar(label, path, forLabel(jarJvmSpecs, label), forLabel(jarFlagSpecs, label)));
     }
-    for (String spec : jarJvmSpecs) {
-      String label = spec.substring(0, Math.max(0, spec.indexOf('=')));
-      if (jars.stream().noneMatch(j -> j.label().equals(label))) {
-        throw new IllegalArgumentException(
-            "--jar-jvm " + spec + ": LABEL=OPTIONS, LABEL one of the --jar labels");
-      }
-    }
+    checkLabels("--jar-jvm", jarJvmSpecs, jars);
+    checkLabels("--jar-flag", jarFlagSpecs, jars);
     return jars;
   }
 
-  /** The options {@code --jar-jvm} gives the nodes of {@code label}, in order. */
-  private List<String> jarJvm(String label) {
+  private static void checkLabels(String option, List<String> specs, List<Jar> jars) {
+    for (String spec : specs) {
+      String label = spec.substring(0, Math.max(0, spec.indexOf('=')));
+      if (jars.stream().noneMatch(j -> j.label().equals(label))) {
+        throw new IllegalArgumentException(
+            option + " " + spec + ": LABEL=OPTIONS, LABEL one of the --jar labels");
+      }
+    }
+  }
+
+  /**
+   * The options {@code specs} ({@code LABEL=OPTIONS …}) give the nodes of {@code label}, in order.
+   */
+  private static List<String> forLabel(List<String> specs, String label) {
     List<String> options = new ArrayList<>();
-    for (String spec : jarJvmSpecs) {
+    for (String spec : specs) {
       if (spec.startsWith(label + "=")) {
         for (String option : spec.substring(label.length() + 1).split(" ")) {
           if (!option.isBlank()) {

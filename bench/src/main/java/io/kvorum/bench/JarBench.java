@@ -44,6 +44,7 @@ final class JarBench {
   private final String label;
   private final Path jar;
   private final List<String> extraJvm;
+  private final List<String> nodeFlags;
   private final List<String> nodeJvm;
   private final Path dir;
   private final Report report;
@@ -67,6 +68,8 @@ final class JarBench {
     this.extraJvm = jar.jvm();
     this.nodeJvm = new ArrayList<>(command.nodeJvm);
     nodeJvm.addAll(extraJvm);
+    this.nodeFlags = new ArrayList<>(command.nodeFlags);
+    nodeFlags.addAll(jar.flags());
     this.dir = dir;
     this.report = report;
   }
@@ -77,18 +80,16 @@ final class JarBench {
     if (!extraJvm.isEmpty()) {
       report.text("The nodes of " + label + " also ran with `" + String.join(" ", extraJvm) + "`.");
     }
+    if (nodeFlags.size() > command.nodeFlags.size()) {
+      List<String> own = nodeFlags.subList(command.nodeFlags.size(), nodeFlags.size());
+      report.text("The nodes of " + label + " had the flags `" + String.join(" ", own) + "`.");
+    }
     List<Sweep> sweeps = new ArrayList<>();
     Run preload;
     Run saturation = null;
     try (BenchCluster cluster =
         BenchCluster.start(
-            jar,
-            dir,
-            command.nodes,
-            command.httpPort,
-            command.grpcPort,
-            nodeJvm,
-            command.nodeFlags)) {
+            jar, dir, command.nodes, command.httpPort, command.grpcPort, nodeJvm, nodeFlags)) {
       List<Path> gcLogs = new ArrayList<>();
       for (int i = 0; i < cluster.size(); i++) {
         gcLogs.add(cluster.gcLog(i));

@@ -17,8 +17,38 @@ class BenchCommandTest {
     assertThat(command.jars())
         .containsExactly(
             new BenchCommand.Jar(
-                "before", Path.of("n.jar"), List.of("-Dkvorum.threads=before", "-Dx=1", "-Dy=2")),
-            new BenchCommand.Jar("after", Path.of("n.jar"), List.of()));
+                "before",
+                Path.of("n.jar"),
+                List.of("-Dkvorum.threads=before", "-Dx=1", "-Dy=2"),
+                List.of()),
+            new BenchCommand.Jar("after", Path.of("n.jar"), List.of(), List.of()));
+  }
+
+  @Test
+  void oneJarUnderTwoLabelsGetsEachLabelsOwnNodeFlags() {
+    BenchCommand command = new BenchCommand();
+    command.jarSpecs = List.of("plain=n.jar", "mtls=n.jar");
+    command.jarFlagSpecs = List.of("mtls=--tls-cert=c.pem --tls-key=k.pem", "mtls=--tls-ca=ca.pem");
+
+    assertThat(command.jars())
+        .containsExactly(
+            new BenchCommand.Jar("plain", Path.of("n.jar"), List.of(), List.of()),
+            new BenchCommand.Jar(
+                "mtls",
+                Path.of("n.jar"),
+                List.of(),
+                List.of("--tls-cert=c.pem", "--tls-key=k.pem", "--tls-ca=ca.pem")));
+  }
+
+  @Test
+  void flagsForALabelNoJarHasAreRefused() {
+    BenchCommand command = new BenchCommand();
+    command.jarSpecs = List.of("base=n.jar");
+    command.jarFlagSpecs = List.of("bsae=--sync-writes=true");
+
+    assertThatThrownBy(command::jars)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--jar-flag bsae=--sync-writes=true");
   }
 
   @Test
