@@ -133,7 +133,10 @@ class TlsProcessIT {
             .until(() -> count(REFUSAL, cluster.node(0).stdout()) >= causes);
       }
       // Many attempts (every write, every reconnect), one line per cause.
-      assertThat(count(REFUSAL, cluster.node(0).stdout())).isEqualTo(2);
+      String log = cluster.node(0).stdout();
+      assertThat(count(REFUSAL, log))
+          .as("refusals logged: %s", log.lines().filter(l -> REFUSAL.matcher(l).find()).toList())
+          .isEqualTo(2);
       try (KvorumClient kv = cluster.client(0)) {
         for (int n = 0; n < 2; n++) {
           for (int i = 0; i < 5; i++) {

@@ -15,7 +15,9 @@ import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -82,18 +84,24 @@ public final class TestCertificates {
 
   /** As {@link #issue(String, Path)}, valid for {@code validity}. */
   public NodeFiles issue(String commonName, Path dir, Duration validity) {
+    return issue(commonName, dir, validity, List.of());
+  }
+
+  /**
+   * As {@link #issue(String, Path)}, the certificate naming {@code dnsNames} too (wildcards such as
+   * {@code *.kvorum-headless.ns.svc.cluster.local} allowed).
+   */
+  public NodeFiles issue(String commonName, Path dir, List<String> dnsNames) {
+    return issue(commonName, dir, Duration.ofDays(1), dnsNames);
+  }
+
+  private NodeFiles issue(String commonName, Path dir, Duration validity, List<String> dnsNames) {
     KeyPair node = keyPair();
     X509v3CertificateBuilder builder =
         builder(new X500Name("CN=" + name), new X500Name("CN=" + commonName), node, validity);
     try {
       builder.addExtension(
-          Extension.subjectAlternativeName,
-          false,
-          new GeneralNames(
-              new GeneralName[] {
-                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                new GeneralName(GeneralName.dNSName, "localhost")
-              }));
+          Extension.subjectAlternativeName, false, new GeneralNames(names(dnsNames)));
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -111,6 +119,14 @@ public final class TestCertificates {
     }
     replace(files.ca(), pem(certificate));
     return files;
+  }
+
+  private static GeneralName[] names(List<String> dnsNames) {
+    List<GeneralName> names = new ArrayList<>();
+    names.add(new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+    names.add(new GeneralName(GeneralName.dNSName, "localhost"));
+    dnsNames.forEach(name -> names.add(new GeneralName(GeneralName.dNSName, name)));
+    return names.toArray(GeneralName[]::new);
   }
 
   /** The PEM files of one node and the certificate in them. */

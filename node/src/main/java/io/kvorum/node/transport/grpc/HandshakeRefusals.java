@@ -76,31 +76,32 @@ final class HandshakeRefusals implements InternalProtocolNegotiator.ProtocolNego
         remote instanceof InetSocketAddress inet && inet.getAddress() != null
             ? inet.getAddress().getHostAddress()
             : String.valueOf(remote);
-    String reason = reason(cause);
+    Throwable deepest = deepest(cause);
+    String message = String.valueOf(deepest.getMessage());
+    // "not an SSL/TLS record: 505249…" carries the bytes received: the cause is what comes before.
+    int detail = message.indexOf(": ");
+    String kind = deepest.getClass().getSimpleName();
+    String key = address + "|" + kind + "|" + (detail < 0 ? message : message.substring(0, detail));
     if (logged.size() >= MAX_REMEMBERED) {
       logged.clear();
     }
-    if (logged.add(address + "|" + reason)) {
+    if (logged.add(key)) {
+      String reason = kind + ": " + message;
       log.warn(
           "refused an inter-node connection from {} at the TLS handshake: {}"
               + " (logged once per address and cause)",
           address,
-          reason);
+          reason.length() > 200 ? reason.substring(0, 200) + "…" : reason);
     }
   }
 
-  /** The deepest message: "Empty client certificate chain", "PKIX path building failed: …". */
-  private static String reason(Throwable cause) {
+  /** The innermost cause: "Empty client certificate chain", "unable to find valid …". */
+  private static Throwable deepest(Throwable cause) {
     Throwable deepest = cause;
-    String message = String.valueOf(cause.getMessage());
-    for (Throwable t = cause; t != null; t = t.getCause()) {
-      deepest = t;
-      if (t.getMessage() != null) {
-        message = t.getMessage();
-      }
+    while (deepest.getCause() != null && deepest.getCause() != deepest) {
+      deepest = deepest.getCause();
     }
-    String text = deepest.getClass().getSimpleName() + ": " + message;
-    return text.length() > 300 ? text.substring(0, 300) + "…" : text;
+    return deepest;
   }
 
   @Override
