@@ -22,6 +22,7 @@ import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.ReplicaServices;
 import io.netty.handler.ssl.OpenSsl;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
@@ -128,6 +134,47 @@ class GrpcTlsTest {
     assertThat(writesServed).hasValue(0);
   }
 
+  @ParameterizedTest
+  @EnumSource(TlsEngine.class)
+  void aRenewedCertificateIsPresentedFromTheNextHandshakeWhileOpenStreamsGoOn(TlsEngine engine)
+      throws Exception {
+    assumeEngine(engine);
+    TestCertificates ca = TestCertificates.authority("kvorum-test-ca");
+    Path serverFiles = dir.resolve("server");
+    TlsMaterial server = material(ca.issue("server", serverFiles), engine, Duration.ofMillis(100));
+    int port = serve(server);
+    TlsMaterial clientMaterial = material(ca.issue("c", dir.resolve("c")), engine);
+    var client = connect("127.0.0.1", port, Optional.of(clientMaterial));
+    client.write(SERVER, key("before"), value()).join();
+
+    TestCertificates.NodeFiles renewed = ca.issue("server", serverFiles);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.certificate().equals(renewed.issued()));
+
+    client.write(SERVER, key("on-the-open-stream"), value()).join();
+    assertThat(presentedBy(port, clientMaterial)).isEqualTo(renewed.issued());
+    connect("127.0.0.1", port, Optional.of(clientMaterial))
+        .write(SERVER, key("new-connection"), value())
+        .join();
+    assertThat(writesServed).hasValue(3);
+  }
+
+  /** The certificate the server at {@code port} presents in a new handshake. */
+  private static X509Certificate presentedBy(int port, TlsMaterial client) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(
+        new KeyManager[] {client.keyManager()}, new TrustManager[] {client.trustManager()}, null);
+    try (SSLSocket socket =
+        (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+      SSLParameters parameters = socket.getSSLParameters();
+      parameters.setApplicationProtocols(new String[] {"h2"});
+      socket.setSSLParameters(parameters);
+      socket.startHandshake();
+      return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+    }
+  }
+
   private static void assumeEngine(TlsEngine engine) {
     if (engine == TlsEngine.OPENSSL) {
       assumeThat(OpenSsl.isAvailable()).as("netty-tcnative loads here").isTrue();
@@ -140,11 +187,16 @@ class GrpcTlsTest {
   }
 
   private TlsMaterial material(TestCertificates.NodeFiles files, TlsEngine engine) {
+    return material(files, engine, Duration.ofMinutes(1));
+  }
+
+  private TlsMaterial material(
+      TestCertificates.NodeFiles files, TlsEngine engine, Duration reloadInterval) {
     try {
       TlsMaterial material =
           TlsMaterial.load(
               new TlsMaterial.Files(files.certificate(), files.key(), files.ca()),
-              Duration.ofMinutes(1),
+              reloadInterval,
               engine);
       resources.add(material);
       return material;
