@@ -36,9 +36,9 @@ PROMTOOL_VERSION=v0.54.1
 VALIDATE_VERSION=1.37.0
 KUBE_VERSIONS=(1.27.0 1.37.0)
 # Not Kubernetes kinds, so no bundled schema: their fields are pinned by
-# tests/servicemonitor_test.yaml and tests/prometheusrule_test.yaml instead (and promtool checks
-# the rules themselves).
-UNVALIDATED_KINDS="ServiceMonitor|PrometheusRule"
+# tests/servicemonitor_test.yaml, tests/prometheusrule_test.yaml and tests/tls_test.yaml instead
+# (and promtool checks the rules themselves).
+UNVALIDATED_KINDS="ServiceMonitor|PrometheusRule|Certificate"
 
 HELM="$TOOLS/helm"
 UNITTEST="$TOOLS/helm-unittest-$UNITTEST_VERSION"
@@ -195,6 +195,10 @@ refuse "at '/metrics/prometheusRule/notEnoughReplicas/ratio': maximum: got 2, wa
   --set metrics.prometheusRule.notEnoughReplicas.ratio=2
 refuse "extraEnv: KVORUM_PEERS is set by the chart" \
   --set 'extraEnv[0].name=KVORUM_PEERS' --set 'extraEnv[0].value=x=y:1'
+refuse "tls.http needs tls.enabled" --set tls.http=true
+refuse "tls.enabled needs tls.secretName" --set tls.enabled=true
+refuse "tls.certManager.enabled needs tls.certManager.issuerRef.name" \
+  --set tls.enabled=true --set tls.certManager.enabled=true
 
 step "every node option of docs/configuration.md is a value"
 # The chart derives these from its own values; every other flag must be a key of config, in
@@ -205,6 +209,8 @@ import yaml
 docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
 derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
            "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+derived.update({"tls-cert": "tls.mountPath", "tls-key": "tls.mountPath", "tls-ca": "tls.mountPath",
+                "http-tls": "tls.http"})
 flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
 options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
 config = yaml.safe_load(values)["config"]

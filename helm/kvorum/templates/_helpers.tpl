@@ -166,6 +166,9 @@ resolves silently (the last wins) and server-side apply refuses.
 */}}
 {{- define "kvorum.checkExtraEnv" -}}
 {{- $owned := list "KVORUM_NODE_ID" "KVORUM_PEERS" "KVORUM_HTTP_PORT" "KVORUM_GRPC_PORT" "KVORUM_DATA_DIR" "JAVA_OPTS" }}
+{{- if .Values.tls.enabled }}
+{{- $owned = concat $owned (list "KVORUM_TLS_CERT" "KVORUM_TLS_KEY" "KVORUM_TLS_CA" "KVORUM_HTTP_TLS") }}
+{{- end }}
 {{- range $key, $value := .Values.config }}
 {{- if not (or (kindIs "invalid" $value) (eq (toString $value) "")) }}
 {{- $owned = append $owned (printf "KVORUM_%s" (snakecase $key | upper)) }}
@@ -174,6 +177,31 @@ resolves silently (the last wins) and server-side apply refuses.
 {{- range .Values.extraEnv }}
 {{- if has .name $owned }}
 {{- fail (printf "extraEnv: %s is set by the chart; set it through config, ports, persistence.mountPath or jvm instead (a config key set to null leaves its variable free; the node id and peers are derived)" .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Secret holding tls.crt, tls.key and ca.crt: the one given, else the one the chart's
+cert-manager Certificate writes.
+*/}}
+{{- define "kvorum.tlsSecretName" -}}
+{{- default (printf "%s-tls" (include "kvorum.fullname" .)) .Values.tls.secretName }}
+{{- end }}
+
+{{/*
+TLS values that cannot work together are refused with a message naming them.
+*/}}
+{{- define "kvorum.checkTls" -}}
+{{- if and .Values.tls.http (not .Values.tls.enabled) }}
+{{- fail "tls.http needs tls.enabled: HTTPS uses the nodes' certificate" }}
+{{- end }}
+{{- if .Values.tls.enabled }}
+{{- if and (not .Values.tls.certManager.enabled) (not .Values.tls.secretName) }}
+{{- fail "tls.enabled needs tls.secretName (an existing Secret with tls.crt, tls.key and ca.crt) or tls.certManager.enabled" }}
+{{- end }}
+{{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) }}
+{{- fail "tls.certManager.enabled needs tls.certManager.issuerRef.name" }}
 {{- end }}
 {{- end }}
 {{- end }}

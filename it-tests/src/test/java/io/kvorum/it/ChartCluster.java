@@ -5,9 +5,11 @@ import io.kvorum.api.KvorumClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.testcontainers.containers.Network;
@@ -22,16 +24,24 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
   private final Network network = Network.newNetwork();
   private final List<ChartPod> pods = new ArrayList<>();
 
-  private ChartCluster(RenderedChart chart) {
+  private ChartCluster(RenderedChart chart, Map<String, Path> secrets) {
     String volumes = "kvorum-chart-it-" + UUID.randomUUID().toString().substring(0, 8);
     for (int i = 0; i < chart.replicas(); i++) {
-      pods.add(new ChartPod(chart, i, network, volumes, freePort()));
+      pods.add(new ChartPod(chart, i, network, volumes, freePort(), secrets));
     }
   }
 
   /** Starts every pod of the chart at once and returns when all are ready. */
   static ChartCluster start(RenderedChart chart) {
-    ChartCluster cluster = new ChartCluster(chart);
+    return start(chart, Map.of());
+  }
+
+  /**
+   * As {@link #start(RenderedChart)}, the Secrets the pods mount given as directories of their
+   * files by the Secret's name.
+   */
+  static ChartCluster start(RenderedChart chart, Map<String, Path> secrets) {
+    ChartCluster cluster = new ChartCluster(chart, secrets);
     try {
       Startables.deepStart(cluster.pods.stream().map(ChartPod::create)).join();
       return cluster;

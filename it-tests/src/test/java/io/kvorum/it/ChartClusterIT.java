@@ -6,8 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.TestCertificates;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,13 +42,16 @@ class ChartClusterIT {
   private static final Pattern HEAP_MAX =
       Pattern.compile("(?m)^jvm_memory_max_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.E+]+)$");
 
+  private static final String TLS_SECRET = "chart-it-tls";
+
   private RenderedChart chart;
   private ChartCluster cluster;
+  private Path tlsFiles;
   private QuorumLoad load;
   private String scenario;
 
   @BeforeEach
-  void start(TestInfo test) {
+  void start(TestInfo test) throws IOException {
     scenario = test.getTestMethod().orElseThrow().getName();
     String image = NodeImage.name();
     Map<String, String> values = new LinkedHashMap<>();
@@ -59,17 +67,54 @@ class ChartClusterIT {
     values.put("jvm.extraOpts", "-XX:+UseSerialGC");
     values.put("config.blockCacheSize", "16MiB");
     values.put("config.writeBufferSize", "8MiB");
+    // Mutual TLS between the pods, as the production values have it, from an existing Secret.
+    values.put("tls.enabled", "true");
+    values.put("tls.secretName", TLS_SECRET);
     chart = RenderedChart.render(RELEASE, NAMESPACE, values);
-    cluster = ChartCluster.start(chart);
+    tlsFiles = tlsSecret(chart);
+    cluster = ChartCluster.start(chart, Map.of(TLS_SECRET, tlsFiles));
+  }
+
+  /**
+   * The Secret's files, tls.crt, tls.key and ca.crt, from a CA made for this run: one certificate
+   * for every pod, naming them all under the headless Service as cert-manager's would.
+   */
+  private static Path tlsSecret(RenderedChart chart) throws IOException {
+    Path dir = Files.createTempDirectory("kvorum-chart-it-tls");
+    // Read by the pods' non-root user, as the kubelet's projection (mode 0440, fsGroup) allows.
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    String headless = chart.headlessService().path("metadata").path("name").asText();
+    TestCertificates.NodeFiles files =
+        TestCertificates.authority("chart-it-ca")
+            .issue(
+                RELEASE,
+                dir,
+                List.of(
+                    "*." + headless + "." + NAMESPACE + ".svc." + RenderedChart.CLUSTER_DOMAIN));
+    Files.move(files.certificate(), dir.resolve("tls.crt"));
+    Files.move(files.key(), dir.resolve("tls.key"));
+    for (String file : List.of("tls.crt", "tls.key", "ca.crt")) {
+      Files.setPosixFilePermissions(
+          dir.resolve(file), PosixFilePermissions.fromString("rw-r--r--"));
+    }
+    return dir;
   }
 
   @AfterEach
-  void stop() throws InterruptedException {
+  void stop() throws InterruptedException, IOException {
     if (load != null) {
       load.close();
     }
     if (cluster != null) {
       cluster.close();
+    }
+    if (tlsFiles != null) {
+      try (var files = Files.list(tlsFiles)) {
+        for (Path file : files.toList()) {
+          Files.delete(file);
+        }
+      }
+      Files.delete(tlsFiles);
     }
   }
 
@@ -78,6 +123,7 @@ class ChartClusterIT {
     assertThat(cluster.size()).as("replicas").isEqualTo(3);
     cluster.awaitMembersUp();
     assertEveryPodSeesTheWholeClusterByItsDnsNames();
+    assertThePodsTalkMutualTls();
     assertProbesAnswer();
     assertHeapIsSizedFromTheMemoryLimit();
 
@@ -168,6 +214,15 @@ class ChartClusterIT {
         expected.add(chart.podName(j) + "=" + chart.dnsNames(j).get(0) + ":" + grpc + " up");
       }
       assertThat(members).as("members as %s sees them", chart.podName(i)).isEqualTo(expected);
+    }
+  }
+
+  /** The pods formed the cluster above over mutual TLS, none refusing another's certificate. */
+  private void assertThePodsTalkMutualTls() {
+    for (int i = 0; i < cluster.size(); i++) {
+      String logs = cluster.pod(i).logs();
+      assertThat(logs).as("pod %d's log", i).contains("(mutual TLS)").contains("TLS (JDK engine)");
+      assertThat(logs).as("pod %d's log", i).doesNotContain("refused an inter-node connection");
     }
   }
 

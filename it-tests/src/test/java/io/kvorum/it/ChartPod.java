@@ -3,6 +3,7 @@ package io.kvorum.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.ExposedPort;
@@ -14,6 +15,7 @@ import io.kvorum.api.KvorumClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,11 +48,23 @@ final class ChartPod implements AutoCloseable {
   private final Network network;
   private final String volumePrefix;
   private final int hostPort;
+  private final Map<String, Path> secrets;
   private final DockerClient docker = DockerClientFactory.instance().client();
   private GenericContainer<?> container;
 
-  ChartPod(RenderedChart chart, int ordinal, Network network, String volumePrefix, int hostPort) {
+  /**
+   * @param secrets the directories holding each Secret's files by the Secret's name, for secret
+   *     volumes (mounted read-only, as the kubelet projects a Secret)
+   */
+  ChartPod(
+      RenderedChart chart,
+      int ordinal,
+      Network network,
+      String volumePrefix,
+      int hostPort,
+      Map<String, Path> secrets) {
     this.chart = chart;
+    this.secrets = secrets;
     this.ordinal = ordinal;
     this.network = network;
     this.volumePrefix = volumePrefix;
@@ -130,8 +144,15 @@ final class ChartPod implements AutoCloseable {
     List<Bind> binds = new ArrayList<>();
     for (JsonNode mount : spec.path("volumeMounts")) {
       String volume = mount.path("name").asText();
+      Optional<String> secret = secretName(volume);
       if (chart.claimTemplate(volume).isPresent()) {
         binds.add(new Bind(claimVolume(volume), new Volume(mount.path("mountPath").asText())));
+      } else if (secret.isPresent() && secrets.containsKey(secret.get())) {
+        binds.add(
+            new Bind(
+                secrets.get(secret.get()).toAbsolutePath().toString(),
+                new Volume(mount.path("mountPath").asText()),
+                AccessMode.ro));
       } else if (emptyDir(volume).isEmpty()) {
         throw new IllegalStateException("the test cannot emulate volume " + volume);
       }
@@ -159,6 +180,16 @@ final class ChartPod implements AutoCloseable {
   /** The PersistentVolumeClaim {@code <claim>-<pod>} as a Docker volume. */
   String claimVolume(String claim) {
     return volumePrefix + "-" + claim + "-" + name();
+  }
+
+  /** The Secret a secret volume by that name projects, if it is one. */
+  private Optional<String> secretName(String volume) {
+    for (JsonNode declared : chart.podSpec().path("volumes")) {
+      if (volume.equals(declared.path("name").asText()) && declared.has("secret")) {
+        return Optional.of(declared.path("secret").path("secretName").asText());
+      }
+    }
+    return Optional.empty();
   }
 
   /** The sizeLimit ("" for none) of the emptyDir volume by that name, if it is one. */

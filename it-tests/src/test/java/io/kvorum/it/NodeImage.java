@@ -13,7 +13,13 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
  */
 final class NodeImage {
   static final String LOCAL_BASE = "kvorum/jre-base:local";
-  private static final String NAME = "kvorum/node:it-tests";
+
+  /**
+   * The tag the image is built under; {@code -Dkvorum.image} gives another, so that test runs of
+   * different builds on one Docker engine do not replace each other's image.
+   */
+  private static final String NAME = System.getProperty("kvorum.image", "kvorum/node:it-tests");
+
   private static String built;
 
   private NodeImage() {}

@@ -30,11 +30,15 @@ import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.rocksdb.RocksDbSettings;
 import io.kvorum.node.storage.rocksdb.RocksDbStorageEngine;
+import io.kvorum.node.tls.TlsEngine;
+import io.kvorum.node.tls.TlsFileException;
+import io.kvorum.node.tls.TlsMaterial;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.ResilientPeerTransport;
 import io.kvorum.node.transport.grpc.GrpcPeerTransport;
 import io.kvorum.node.transport.grpc.GrpcReplicaServer;
+import io.kvorum.node.transport.grpc.GrpcTls;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -54,6 +58,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -128,12 +133,45 @@ public final class NodeBootstrap implements AutoCloseable {
      */
     AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service, EventLoops loops);
 
-    /** Production: gRPC on {@code --grpc-port}. */
+    /**
+     * The client side, secured by {@code tls} when present. Interconnects that are no network (the
+     * in-memory one of tests) ignore it.
+     */
+    default PeerTransport connect(
+        NodeConfig config,
+        Clock clock,
+        EventLoops loops,
+        Threading threading,
+        Optional<TlsMaterial> tls) {
+      return connect(config, clock, loops, threading);
+    }
+
+    /** The server side, secured by {@code tls} when present (ignored as above). */
+    default AutoCloseable serve(
+        NodeConfig config,
+        Clock clock,
+        ReplicaService service,
+        EventLoops loops,
+        Optional<TlsMaterial> tls) {
+      return serve(config, clock, service, loops);
+    }
+
+    /** Production: gRPC on {@code --grpc-port}, mutual TLS if configured. */
     Interconnect GRPC =
         new Interconnect() {
           @Override
           public PeerTransport connect(
               NodeConfig config, Clock clock, EventLoops loops, Threading threading) {
+            return connect(config, clock, loops, threading, Optional.empty());
+          }
+
+          @Override
+          public PeerTransport connect(
+              NodeConfig config,
+              Clock clock,
+              EventLoops loops,
+              Threading threading,
+              Optional<TlsMaterial> tls) {
             return new GrpcPeerTransport(
                 config.topology(),
                 clock,
@@ -141,14 +179,31 @@ public final class NodeBootstrap implements AutoCloseable {
                 config.replication().catchUpTimeout(),
                 maxMessageBytes(config),
                 loops,
-                threading.sharedLoops() && threading.channelPerLoop());
+                threading.sharedLoops() && threading.channelPerLoop(),
+                tls.map(GrpcTls::of));
           }
 
           @Override
           public AutoCloseable serve(
               NodeConfig config, Clock clock, ReplicaService service, EventLoops loops) {
+            return serve(config, clock, service, loops, Optional.empty());
+          }
+
+          @Override
+          public AutoCloseable serve(
+              NodeConfig config,
+              Clock clock,
+              ReplicaService service,
+              EventLoops loops,
+              Optional<TlsMaterial> tls) {
             return GrpcReplicaServer.start(
-                config.nodeId(), config.grpcPort(), service, clock, maxMessageBytes(config), loops);
+                config.nodeId(),
+                config.grpcPort(),
+                service,
+                clock,
+                maxMessageBytes(config),
+                loops,
+                tls.map(GrpcTls::of));
           }
         };
   }
@@ -170,6 +225,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private EventLoops grpcLoops;
   private CompletableFuture<Void> caughtUp;
   private InetSocketAddress httpAddress;
+  private Optional<TlsMaterial> tls = Optional.empty();
 
   private NodeBootstrap(
       NodeConfig config,
@@ -236,6 +292,7 @@ public final class NodeBootstrap implements AutoCloseable {
   }
 
   private void startComponents() {
+    tls = loadTls();
     Path dataDir = prepareDataDir(config.dataDir());
     bindProcessMetrics(dataDir);
     log.info("node {} hands work between threads so: {}", config.nodeId(), threading);
@@ -258,7 +315,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
     PeerTransport transport =
         new ResilientPeerTransport(
-            interconnect.connect(config, clock, grpcLoops, threading),
+            interconnect.connect(config, clock, grpcLoops, threading, tls),
             MAX_CALLS_IN_FLIGHT_PER_PEER,
             BREAKER_OPEN_FOR,
             registry);
@@ -391,6 +448,42 @@ public final class NodeBootstrap implements AutoCloseable {
   }
 
   /**
+   * The TLS files read and checked, reloaded from then on; a file that cannot be used ends the
+   * start as invalid configuration, naming its flag and the file.
+   */
+  private Optional<TlsMaterial> loadTls() {
+    if (config.tls().isEmpty()) {
+      return Optional.empty();
+    }
+    NodeConfig.Tls settings = config.tls().get();
+    TlsEngine engine;
+    try {
+      engine = TlsEngine.fromSystemProperties();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "-D" + TlsEngine.PROPERTY, System.getProperty(TlsEngine.PROPERTY), e.getMessage());
+    }
+    try {
+      TlsMaterial material =
+          TlsMaterial.load(
+              new TlsMaterial.Files(
+                  settings.certificate(), settings.privateKey(), settings.trustedCa()),
+              settings.reloadInterval(),
+              engine);
+      resources.push(material);
+      return Optional.of(material);
+    } catch (TlsFileException e) {
+      String flag =
+          switch (e.role()) {
+            case CERTIFICATE -> "--tls-cert";
+            case PRIVATE_KEY -> "--tls-key";
+            case TRUSTED_CA -> "--tls-ca";
+          };
+      throw new ConfigException(flag, e.file().toString(), e.reason());
+    }
+  }
+
+  /**
    * The event loops of the HTTP edge and of the inter-node traffic: one group, or one each. Started
    * first and so closed last, after the servers and channels on them.
    */
@@ -436,7 +529,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
   private void serveReplicas(ReplicaService service, Clock clock) {
     try {
-      resources.push(interconnect.serve(config, clock, service, grpcLoops));
+      resources.push(interconnect.serve(config, clock, service, grpcLoops, tls));
     } catch (UncheckedIOException e) {
       throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
     }
@@ -453,6 +546,7 @@ public final class NodeBootstrap implements AutoCloseable {
                 config.limits().maxKeyBytes(),
                 http.idleTimeout(),
                 threading.inlineReplies()),
+            config.tls().filter(NodeConfig.Tls::http).flatMap(t -> tls),
             httpLoops,
             coordinator,
             new NodeStatus(config.nodeId().value(), ready::get),

@@ -129,19 +129,38 @@ class ArchitectureTest {
     check(
         noClasses()
             .that()
-            .resideOutsideOfPackage(NODE + ".transport.grpc..")
+            .resideOutsideOfPackages(NODE + ".transport.grpc..", NODE + ".tls..")
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage("io.kvorum.proto..", "io.grpc.."));
+            .resideInAnyPackage("io.kvorum.proto..", "io.grpc..")
+            .as("gRPC stays in its adapter; the TLS material uses gRPC's reloading managers"));
     check(
         noClasses()
             .that()
             .resideOutsideOfPackages(
-                NODE + ".gateway..", NODE + ".transport.grpc..", NODE + ".netty..")
+                NODE + ".gateway..", NODE + ".transport.grpc..", NODE + ".netty..", NODE + ".tls..")
             .should()
             .dependOnClassesThat()
             .resideInAPackage("io.netty..")
-            .as("Netty stays in the two edges and the event loops they share"));
+            .as("Netty stays in the two edges, the event loops and the TLS material they share"));
+  }
+
+  @Test
+  void theTlsMaterialIsFilesAndKeyManagersOnly() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".tls..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(
+                NODE + ".tls..",
+                "io.grpc.util..",
+                "io.netty.handler.ssl..",
+                "org.slf4j..",
+                "java..",
+                "javax.net.ssl..",
+                "javax.security.."));
   }
 
   @Test

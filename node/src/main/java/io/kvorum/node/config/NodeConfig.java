@@ -5,6 +5,7 @@ import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a node is configured with, validated. Built from flags by {@link NodeOptions}; tests
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
  *     and how far ahead of a replica's wall clock a version may be
  * @param repair anti-entropy
+ * @param tls mutual TLS between nodes (and TLS on the client port), if configured
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -36,7 +38,38 @@ public record NodeConfig(
     Replication replication,
     Duration shutdownGrace,
     Duration maxClockOffset,
-    Repair repair) {
+    Repair repair,
+    Optional<Tls> tls) {
+
+  /** A configuration without TLS. */
+  public NodeConfig(
+      NodeId nodeId,
+      Topology topology,
+      Http http,
+      int grpcPort,
+      Path dataDir,
+      Duration requestTimeout,
+      Limits limits,
+      Storage storage,
+      Replication replication,
+      Duration shutdownGrace,
+      Duration maxClockOffset,
+      Repair repair) {
+    this(
+        nodeId,
+        topology,
+        http,
+        grpcPort,
+        dataDir,
+        requestTimeout,
+        limits,
+        storage,
+        replication,
+        shutdownGrace,
+        maxClockOffset,
+        repair,
+        Optional.empty());
+  }
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -44,6 +77,7 @@ public record NodeConfig(
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(repair, "repair");
+    Objects.requireNonNull(tls, "tls");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -143,6 +177,26 @@ public record NodeConfig(
         throw new IllegalArgumentException("repair rate must be positive");
       }
       requirePositive(interval, "repair interval");
+    }
+  }
+
+  /**
+   * TLS (SPEC §9): inter-node gRPC becomes mutual TLS, and the client port serves TLS if {@code
+   * http}.
+   *
+   * @param certificate PEM certificate chain this node presents, to peers and to HTTP clients
+   * @param privateKey PEM (PKCS#8) private key of that certificate
+   * @param trustedCa PEM certificates of the CA that signs every node's certificate
+   * @param http serve the client API over TLS with the same certificate
+   * @param reloadInterval how often the files are checked for changes
+   */
+  public record Tls(
+      Path certificate, Path privateKey, Path trustedCa, boolean http, Duration reloadInterval) {
+    public Tls {
+      Objects.requireNonNull(certificate, "certificate");
+      Objects.requireNonNull(privateKey, "privateKey");
+      Objects.requireNonNull(trustedCa, "trustedCa");
+      requirePositive(reloadInterval, "TLS reload interval");
     }
   }
 

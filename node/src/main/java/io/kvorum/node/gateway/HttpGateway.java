@@ -2,6 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.netty.EventLoops;
+import io.kvorum.node.tls.TlsMaterial;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -13,11 +14,15 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +40,7 @@ public final class HttpGateway implements AutoCloseable {
   private final HttpMetrics metrics;
   private final Endpoints endpoints;
   private final EventLoops loops;
+  private final SslContext tls;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private volatile boolean draining;
   private Channel serverChannel;
@@ -45,7 +51,22 @@ public final class HttpGateway implements AutoCloseable {
       Coordinator coordinator,
       NodeStatus status,
       PrometheusMeterRegistry registry) {
+    this(settings, Optional.empty(), loops, coordinator, status, registry);
+  }
+
+  /**
+   * A gateway that serves HTTPS with {@code tls}'s certificate when present (renewed certificates
+   * are presented from the next handshake on), plain HTTP otherwise.
+   */
+  public HttpGateway(
+      GatewaySettings settings,
+      Optional<TlsMaterial> tls,
+      EventLoops loops,
+      Coordinator coordinator,
+      NodeStatus status,
+      PrometheusMeterRegistry registry) {
     this.settings = settings;
+    this.tls = tls.map(HttpGateway::serverContext).orElse(null);
     this.loops = loops;
     this.metrics = new HttpMetrics(registry);
     this.endpoints =
@@ -80,6 +101,9 @@ public final class HttpGateway implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     connections.add(ch);
+                    if (tls != null) {
+                      ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast(
                             new IdleStateHandler(
@@ -104,8 +128,18 @@ public final class HttpGateway implements AutoCloseable {
           e instanceof java.io.IOException io ? io : new java.io.IOException(e));
     }
     InetSocketAddress address = (InetSocketAddress) serverChannel.localAddress();
-    log.info("HTTP API listening on {} on {}", address, loops);
+    log.info("HTTP API listening on {}{} on {}", address, tls != null ? " (TLS)" : "", loops);
     return address;
+  }
+
+  private static SslContext serverContext(TlsMaterial material) {
+    try {
+      return SslContextBuilder.forServer(material.keyManager())
+          .sslProvider(material.engine().provider())
+          .build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot set up TLS for HTTP: " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -256,4 +256,46 @@ class NodeOptionsTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  void tlsIsOffUnlessItsThreeFilesAreGiven() {
+    assertThat(config("--node-id=n1").tls()).isEmpty();
+
+    NodeConfig.Tls tls =
+        config(
+                "--node-id=n1",
+                "--tls-cert=/etc/kvorum/tls.crt",
+                "--tls-key=/etc/kvorum/tls.key",
+                "--tls-ca=/etc/kvorum/ca.crt",
+                "--http-tls",
+                "--tls-reload-interval=30s")
+            .tls()
+            .orElseThrow();
+
+    assertThat(tls.certificate()).isEqualTo(Path.of("/etc/kvorum/tls.crt"));
+    assertThat(tls.privateKey()).isEqualTo(Path.of("/etc/kvorum/tls.key"));
+    assertThat(tls.trustedCa()).isEqualTo(Path.of("/etc/kvorum/ca.crt"));
+    assertThat(tls.http()).isTrue();
+    assertThat(tls.reloadInterval()).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void someButNotAllTlsFilesAreRefusedNamingTheFileAndWhatIsMissing() {
+    assertThatThrownBy(() -> config("--node-id=n1", "--tls-cert=/x/tls.crt", "--tls-ca=/x/ca.crt"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--tls-cert '/x/tls.crt'")
+        .hasMessageContaining("--tls-key is missing");
+    assertThatThrownBy(() -> config("--node-id=n1", "--tls-key=/x/tls.key"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--tls-key '/x/tls.key'")
+        .hasMessageContaining("--tls-cert and --tls-ca are missing");
+  }
+
+  @Test
+  void httpTlsWithoutTheFilesIsRefused() {
+    assertThatThrownBy(() -> config("--node-id=n1", "--http-tls"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("--http-tls 'true'")
+        .hasMessageContaining("--tls-cert");
+  }
 }

@@ -2,6 +2,7 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.NegotiationType;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.clock.Clock;
@@ -58,6 +59,7 @@ public final class GrpcPeerTransport implements PeerTransport {
   private final Duration helloTimeout;
   private final Map<NodeId, List<PeerChannel>> peers;
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
+  private final Optional<GrpcTls> tls;
 
   /**
    * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
@@ -76,7 +78,33 @@ public final class GrpcPeerTransport implements PeerTransport {
       int maxMessageBytes,
       EventLoops loops,
       boolean channelPerLoop) {
+    this(
+        topology,
+        clock,
+        callTimeout,
+        helloTimeout,
+        maxMessageBytes,
+        loops,
+        channelPerLoop,
+        Optional.empty());
+  }
+
+  /**
+   * As above, with mutual TLS to every peer when {@code tls} is present: this node presents its
+   * certificate and accepts a peer only if the CA signed its certificate and it names the host
+   * dialled.
+   */
+  public GrpcPeerTransport(
+      Topology topology,
+      Clock clock,
+      Duration callTimeout,
+      Duration helloTimeout,
+      int maxMessageBytes,
+      EventLoops loops,
+      boolean channelPerLoop,
+      Optional<GrpcTls> tls) {
     this.loops = loops;
+    this.tls = tls;
     this.self = topology.self();
     this.callTimeout = callTimeout;
     this.helloTimeout = helloTimeout;
@@ -109,11 +137,15 @@ public final class GrpcPeerTransport implements PeerTransport {
    */
   private PeerChannel connect(
       Member member, EventLoop loop, boolean primary, WireEdge edge, int maxMessageBytes) {
-    ManagedChannel channel =
+    NettyChannelBuilder builder =
         NettyChannelBuilder.forAddress(member.host(), member.grpcPort())
             .eventLoopGroup(loop)
-            .channelType(loops.socketChannelType())
-            .usePlaintext()
+            .channelType(loops.socketChannelType());
+    tls.ifPresentOrElse(
+        t -> builder.sslContext(t.client()).negotiationType(NegotiationType.TLS),
+        builder::usePlaintext);
+    ManagedChannel channel =
+        builder
             .directExecutor()
             // gRPC's shortest: a silent peer is dropped after 10 s without a byte and 3 s more.
             .keepAliveTime(10, TimeUnit.SECONDS)

@@ -10,6 +10,7 @@ import io.kvorum.node.transport.ReplicaService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +41,26 @@ public final class GrpcReplicaServer implements AutoCloseable {
       Clock clock,
       int maxMessageBytes,
       EventLoops loops) {
+    return start(self, port, service, clock, maxMessageBytes, loops, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(NodeId, int, ReplicaService, Clock, int, EventLoops)}, with mutual TLS when
+   * {@code tls} is present: a peer must present a certificate the CA signed, and connections
+   * refused at the handshake are logged once per address and cause.
+   */
+  public static GrpcReplicaServer start(
+      NodeId self,
+      int port,
+      ReplicaService service,
+      Clock clock,
+      int maxMessageBytes,
+      EventLoops loops,
+      Optional<GrpcTls> tls) {
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(port));
+    tls.ifPresent(t -> builder.protocolNegotiator(new HandshakeRefusals(t.server())));
     Server server =
-        NettyServerBuilder.forAddress(new InetSocketAddress(port))
+        builder
             .bossEventLoopGroup(loops.group())
             .workerEventLoopGroup(loops.group())
             .channelType(loops.serverChannelType())
@@ -59,7 +78,10 @@ public final class GrpcReplicaServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
-    log.info("inter-node gRPC listening on port {}", server.getPort());
+    log.info(
+        "inter-node gRPC listening on port {}{}",
+        server.getPort(),
+        tls.isPresent() ? " (mutual TLS)" : "");
     return new GrpcReplicaServer(server);
   }
 
