@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
  *     and how far ahead of a replica's wall clock a version may be
  * @param repair anti-entropy
+ * @param authTokens the {@code --auth-tokens} file of client bearer tokens (SPEC §9), or null when
+ *     clients need none
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -36,7 +38,8 @@ public record NodeConfig(
     Replication replication,
     Duration shutdownGrace,
     Duration maxClockOffset,
-    Repair repair) {
+    Repair repair,
+    Path authTokens) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");

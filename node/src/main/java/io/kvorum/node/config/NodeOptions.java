@@ -1,5 +1,6 @@
 package io.kvorum.node.config;
 
+import io.kvorum.node.auth.TokensFile;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.DurationFormat;
@@ -235,6 +236,17 @@ public final class NodeOptions {
   String shutdownGrace;
 
   @Option(
+      names = "--auth-tokens",
+      defaultValue = "${env:KVORUM_AUTH_TOKENS}",
+      paramLabel = "FILE",
+      description =
+          "Client bearer tokens, one 'TOKEN ROLE' per line (ROLE read, write or admin; # starts a"
+              + " comment). With it every /v0/ request needs 'Authorization: Bearer TOKEN'"
+              + " (401 without a known token, 403 when its role is not enough); /health/* and"
+              + " /metrics stay open. Re-read when it changes. Default: none, no authentication.")
+  String authTokens;
+
+  @Option(
       names = "--log-format",
       defaultValue = "${env:KVORUM_LOG_FORMAT:-text}",
       paramLabel = "FORMAT",
@@ -298,7 +310,22 @@ public final class NodeOptions {
         duration("--max-clock-offset", maxClockOffset),
         new NodeConfig.Repair(
             positiveSize("--repair-rate", repairRate),
-            duration("--repair-interval", repairInterval)));
+            duration("--repair-interval", repairInterval)),
+        authTokens());
+  }
+
+  /** The tokens file, read and parsed here so that a bad one stops the node before it starts. */
+  private Path authTokens() {
+    if (authTokens == null || authTokens.isBlank()) {
+      return null;
+    }
+    try {
+      Path file = Path.of(authTokens.trim());
+      TokensFile.check(file);
+      return file;
+    } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new ConfigException("--auth-tokens", authTokens, e.getMessage());
+    }
   }
 
   private NodeId nodeId() {

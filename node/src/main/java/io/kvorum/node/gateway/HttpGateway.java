@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.node.auth.AccessTokens;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.netty.EventLoops;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,6 +19,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,23 @@ public final class HttpGateway implements AutoCloseable {
       Coordinator coordinator,
       NodeStatus status,
       PrometheusMeterRegistry registry) {
+    this(settings, loops, coordinator, status, registry, null);
+  }
+
+  /**
+   * A gateway as above that lets a {@code /v0/} request through only with a bearer token whose role
+   * covers it ({@link AccessControl}).
+   *
+   * @param tokens the tokens in force, asked for on every request (they may be reloaded); null for
+   *     none: every request goes through
+   */
+  public HttpGateway(
+      GatewaySettings settings,
+      EventLoops loops,
+      Coordinator coordinator,
+      NodeStatus status,
+      PrometheusMeterRegistry registry,
+      Supplier<AccessTokens> tokens) {
     this.settings = settings;
     this.loops = loops;
     this.metrics = new HttpMetrics(registry);
@@ -56,7 +75,8 @@ public final class HttpGateway implements AutoCloseable {
             registry,
             () -> draining,
             metrics,
-            settings.inlineReplies());
+            settings.inlineReplies(),
+            tokens == null ? null : new AccessControl(tokens));
   }
 
   /**
