@@ -156,6 +156,7 @@ echo "helm-unittest $UNITTEST_VERSION, promtool $PROMTOOL_VERSION," \
 step "helm lint --strict"
 "$HELM" lint --strict kvorum
 "$HELM" lint --strict kvorum -f kvorum/ci/production-values.yaml
+"$HELM" lint --strict kvorum -f kvorum/values-production.yaml
 
 step "helm template: defaults, and ci/production-values.yaml"
 mkdir -p "$OUT/promtool"
@@ -195,6 +196,7 @@ refuse "at '/metrics/prometheusRule/notEnoughReplicas/ratio': maximum: got 2, wa
   --set metrics.prometheusRule.notEnoughReplicas.ratio=2
 refuse "extraEnv: KVORUM_PEERS is set by the chart" \
   --set 'extraEnv[0].name=KVORUM_PEERS' --set 'extraEnv[0].value=x=y:1'
+refuse "auth.enabled needs auth.existingSecret" --set auth.enabled=true
 
 step "every node option of docs/configuration.md is a value"
 # The chart derives these from its own values; every other flag must be a key of config, in
@@ -205,6 +207,7 @@ import yaml
 docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
 derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
            "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+derived["auth-tokens"] = "auth (a mounted Secret)"
 flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
 options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
 config = yaml.safe_load(values)["config"]
