@@ -47,6 +47,35 @@ class HttpEdgeRegressionTest {
     assertThat(answer).startsWith("HTTP/1.1 400 ").doesNotContain("100 Continue");
   }
 
+  /**
+   * Was: the codec takes any HTTP/x.y, and an HTTP/0.1 request was answered in HTTP/0.1 with a
+   * chunked body that no client could read, desynchronising the pipelined answers after it.
+   */
+  @Test
+  void aVersionOtherThanHttp1IsAnswered505AndTheConnectionClosed() {
+    for (String version : new String[] {"HTTP/0.1", "HTTP/0.9", "HTTP/2.0", "HTTP/3.0"}) {
+      String answer =
+          exchange(
+              "GET /v0/entities?start=a "
+                  + version
+                  + "\r\nHost: x\r\n\r\nGET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n");
+
+      assertThat(answer)
+          .as(version)
+          .startsWith("HTTP/1.1 505 ")
+          .contains("connection: close")
+          .contains(version + " is not supported")
+          .doesNotContain("200 OK");
+    }
+  }
+
+  @Test
+  void aLaterHttp1MinorVersionIsAnsweredInHttp11() {
+    String answer = exchange("GET /v0/status HTTP/1.7\r\nHost: x\r\n\r\n");
+
+    assertThat(answer).startsWith("HTTP/1.1 200 ");
+  }
+
   private static String exchange(String request) {
     EmbeddedChannel channel = edge.channel();
     try {
