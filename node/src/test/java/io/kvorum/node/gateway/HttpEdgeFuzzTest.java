@@ -16,6 +16,7 @@ import io.kvorum.node.core.Quorum;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
@@ -103,8 +104,14 @@ class HttpEdgeFuzzTest {
         }
         channel.checkException();
         responses = responses(channel, input);
-        // Before the close: closing mid-request is the client's doing, and the codec says so.
-        failed = failures.list.stream().map(HttpEdgeFuzzTest::describe).toList();
+        // Before the close: closing mid-request is the client's doing, and the codec says so; it
+        // says so too when the edge closes a connection after a bad request while the aggregator
+        // holds the next one. Neither is a failure.
+        failed =
+            failures.list.stream()
+                .filter(e -> !closedMidRequest(e))
+                .map(HttpEdgeFuzzTest::describe)
+                .toList();
       } finally {
         channel.finishAndReleaseAll();
       }
@@ -198,6 +205,14 @@ class HttpEdgeFuzzTest {
       decoder.finishAndReleaseAll();
     }
     return responses;
+  }
+
+  private static boolean closedMidRequest(ILoggingEvent event) {
+    return event.getThrowableProxy() != null
+        && event
+            .getThrowableProxy()
+            .getClassName()
+            .equals(PrematureChannelClosureException.class.getName());
   }
 
   private static String describe(ILoggingEvent event) {
