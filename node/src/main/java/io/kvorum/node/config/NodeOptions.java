@@ -240,10 +240,8 @@ public final class NodeOptions {
       defaultValue = "${env:KVORUM_AUTH_TOKENS}",
       paramLabel = "FILE",
       description =
-          "Client bearer tokens, one 'TOKEN ROLE' per line (ROLE read, write or admin; # starts a"
-              + " comment). With it every /v0/ request needs 'Authorization: Bearer TOKEN'"
-              + " (401 without a known token, 403 when its role is not enough); /health/* and"
-              + " /metrics stay open. Re-read when it changes. Default: none, no authentication.")
+          "Client tokens, a 'TOKEN ROLE' per line (read, write, admin): /v0/ then needs"
+              + " 'Authorization: Bearer TOKEN'. Re-read on change. Default: none.")
   String authTokens;
 
   @Option(
