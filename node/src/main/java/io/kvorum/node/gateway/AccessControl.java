@@ -21,6 +21,7 @@ final class AccessControl {
   static final String API_PREFIX = "/v0/";
   private static final String BEARER = "Bearer ";
   private static final String CHALLENGE = "Bearer realm=\"kvorum\"";
+  private static final String CLUSTER_PREFIX = KvorumApi.PATH_CLUSTER + "/";
 
   private final Supplier<AccessTokens> tokens;
 
@@ -79,7 +80,7 @@ final class AccessControl {
     boolean clusterChange =
         path.equals(KvorumApi.PATH_REPAIR)
             || path.equals(KvorumApi.PATH_CLUSTER)
-            || path.startsWith(KvorumApi.PATH_CLUSTER + "/");
+            || path.startsWith(CLUSTER_PREFIX);
     return clusterChange ? Role.ADMIN : Role.WRITE;
   }
 
