@@ -199,6 +199,7 @@ refuse "tls.http needs tls.enabled" --set tls.http=true
 refuse "tls.enabled needs tls.secretName" --set tls.enabled=true
 refuse "tls.certManager.enabled needs tls.certManager.issuerRef.name" \
   --set tls.enabled=true --set tls.certManager.enabled=true
+refuse "auth.enabled needs auth.existingSecret" --set auth.enabled=true
 
 step "every node option of docs/configuration.md is a value"
 # The chart derives these from its own values; every other flag must be a key of config, in
@@ -211,6 +212,7 @@ derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "por
            "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
 derived.update({"tls-cert": "tls.mountPath", "tls-key": "tls.mountPath", "tls-ca": "tls.mountPath",
                 "http-tls": "tls.http"})
+derived["auth-tokens"] = "auth (a mounted Secret)"
 flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
 options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
 config = yaml.safe_load(values)["config"]

@@ -174,6 +174,9 @@ resolves silently (the last wins) and server-side apply refuses.
 {{- $owned = append $owned (printf "KVORUM_%s" (snakecase $key | upper)) }}
 {{- end }}
 {{- end }}
+{{- if .Values.auth.enabled }}
+{{- $owned = append $owned "KVORUM_AUTH_TOKENS" }}
+{{- end }}
 {{- range .Values.extraEnv }}
 {{- if has .name $owned }}
 {{- fail (printf "extraEnv: %s is set by the chart; set it through config, ports, persistence.mountPath or jvm instead (a config key set to null leaves its variable free; the node id and peers are derived)" .name) }}
@@ -204,4 +207,15 @@ TLS values that cannot work together are refused with a message naming them.
 {{- fail "tls.certManager.enabled needs tls.certManager.issuerRef.name" }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/*
+The node's --auth-tokens file: the tokens Secret's key, where the Secret is mounted. Fails when
+tokens are on without a Secret to read them from.
+*/}}
+{{- define "kvorum.authTokensFile" -}}
+{{- if not .Values.auth.existingSecret }}
+{{- fail "auth.enabled needs auth.existingSecret: the name of a Secret holding the tokens file (one \"TOKEN ROLE\" per line), e.g. kubectl create secret generic kvorum-tokens --from-file=tokens=./tokens" }}
+{{- end }}
+{{- printf "%s/%s" (trimSuffix "/" .Values.auth.mountPath) .Values.auth.secretKey }}
 {{- end }}

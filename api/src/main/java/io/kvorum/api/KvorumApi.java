@@ -26,6 +26,9 @@ public final class KvorumApi {
   public static final String PARAM_START = "start";
   public static final String PARAM_END = "end";
 
+  /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */
+  public static final String AUTHORIZATION = "Authorization";
+
   public static final String OCTET_STREAM = "application/octet-stream";
   public static final String PROBLEM_JSON = "application/problem+json";
   public static final String JSON = "application/json";

@@ -32,8 +32,14 @@ public final class KvorumClient implements AutoCloseable {
   private final URI base;
   private final HttpClient http;
   private final Duration timeout;
+  private final String authorization;
 
   private KvorumClient(InetSocketAddress server, Duration timeout) {
+    this(server, timeout, null);
+  }
+
+  private KvorumClient(InetSocketAddress server, Duration timeout, String token) {
+    this.authorization = token == null ? null : "Bearer " + token;
     this.server = server;
     this.base = URI.create("http://" + server.getHostString() + ":" + server.getPort());
     this.timeout = timeout;
@@ -51,6 +57,17 @@ public final class KvorumClient implements AutoCloseable {
 
   public static KvorumClient connect(String host, int port, Duration timeout) {
     return new KvorumClient(InetSocketAddress.createUnresolved(host, port), timeout);
+  }
+
+  /**
+   * A client of the same node that sends {@code token} as {@code Authorization: Bearer} with every
+   * request, for nodes run with {@code --auth-tokens}. This client stays as it was; close both.
+   */
+  public KvorumClient withToken(String token) {
+    if (token == null || token.isBlank()) {
+      throw new IllegalArgumentException("a token must not be empty");
+    }
+    return new KvorumClient(server, timeout, token.strip());
   }
 
   public URI baseUri() {
@@ -115,7 +132,7 @@ public final class KvorumClient implements AutoCloseable {
    * Close the reader when done with it.
    */
   public RangeReader range(byte[] start, byte[] end) {
-    return RangeReader.open(resolved(), start, end, timeout);
+    return RangeReader.open(resolved(), start, end, timeout, authorization);
   }
 
   /** Reads a whole range into memory; for small ranges. */
@@ -127,18 +144,27 @@ public final class KvorumClient implements AutoCloseable {
     return entries;
   }
 
-  /** Whether the node reports ready ({@code /v0/status} answers 200). */
+  /**
+   * Whether the node reports ready ({@code /health/ready} answers 200: the answer of {@code
+   * /v0/status}, without a token when the node asks for tokens).
+   */
   public boolean ready() {
     try {
-      return send(HttpRequest.newBuilder(base.resolve(KvorumApi.PATH_STATUS)).GET()).statusCode()
+      return send(HttpRequest.newBuilder(base.resolve(KvorumApi.PATH_READY)).GET()).statusCode()
           == 200;
     } catch (UncheckedIOException e) {
       return false;
     }
   }
 
-  /** Sends any request; for what the typed methods do not cover. */
+  /**
+   * Sends any request, with this client's token if it has one; for what the typed methods do not
+   * cover.
+   */
   public HttpResponse<byte[]> send(HttpRequest.Builder request) {
+    if (authorization != null) {
+      request.setHeader(KvorumApi.AUTHORIZATION, authorization);
+    }
     try {
       return http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {

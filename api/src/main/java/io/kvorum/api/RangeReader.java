@@ -39,6 +39,20 @@ public final class RangeReader implements Iterator<RangeEntry>, Closeable {
 
   static RangeReader open(
       InetSocketAddress server, byte[] start, byte[] end, Duration readTimeout) {
+    return open(server, start, end, readTimeout, null);
+  }
+
+  /**
+   * Starts the range request.
+   *
+   * @param authorization the value of the {@code Authorization} header, or null for none
+   */
+  static RangeReader open(
+      InetSocketAddress server,
+      byte[] start,
+      byte[] end,
+      Duration readTimeout,
+      String authorization) {
     StringBuilder target =
         new StringBuilder(KvorumApi.PATH_ENTITIES)
             .append('?')
@@ -60,6 +74,9 @@ public final class RangeReader implements Iterator<RangeEntry>, Closeable {
                   + server.getHostString()
                   + ":"
                   + server.getPort()
+                  + (authorization == null
+                      ? ""
+                      : "\r\n" + KvorumApi.AUTHORIZATION + ": " + authorization)
                   + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.ISO_8859_1));
       out.flush();

@@ -1,5 +1,6 @@
 package io.kvorum.node;
 
+import io.kvorum.node.auth.TokensFile;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.FileCeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
@@ -90,6 +91,10 @@ public final class NodeBootstrap implements AutoCloseable {
   private static final int MAX_CALLS_IN_FLIGHT_PER_PEER = 4096;
   private static final Duration MAX_HINT_DELIVERY_AT_SHUTDOWN = Duration.ofSeconds(10);
   private static final Duration CLOCK_HEARTBEAT = Duration.ofSeconds(1);
+
+  /** How often the {@code --auth-tokens} file is checked for changes. */
+  private static final Duration TOKENS_RELOAD_INTERVAL = Duration.ofSeconds(1);
+
   private static final Duration CLOCK_CEILING_WINDOW = Duration.ofSeconds(1);
 
   /**
@@ -218,6 +223,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private final AtomicBoolean ready = new AtomicBoolean();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private HttpGateway gateway;
+  private TokensFile tokensFile;
   private HintedHandoff handoff;
   private AntiEntropy antiEntropy;
   private Coordinator coordinator;
@@ -383,6 +389,7 @@ public final class NodeBootstrap implements AutoCloseable {
             timeouts(timers),
             registry,
             antiEntropy);
+    tokensFile = clientTokens(timers);
     startGateway();
     // Ready once caught up, with every reachable peer's clock measured, and with the clock's
     // versions (resumed from the persisted ceiling after a quick restart) no further ahead of the
@@ -550,13 +557,33 @@ public final class NodeBootstrap implements AutoCloseable {
             httpLoops,
             coordinator,
             new NodeStatus(config.nodeId().value(), ready::get),
-            registry);
+            registry,
+            tokensFile == null ? null : tokensFile::tokens);
     resources.push(gateway);
     try {
       httpAddress = gateway.start();
     } catch (UncheckedIOException e) {
       throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
     }
+  }
+
+  /**
+   * The client tokens of {@code --auth-tokens}, re-read every second on the timer thread (never on
+   * an event loop); null without the flag.
+   */
+  private TokensFile clientTokens(ScheduledExecutorService timers) {
+    Path file = config.authTokens();
+    if (file == null) {
+      return null;
+    }
+    TokensFile tokens;
+    try {
+      tokens = TokensFile.load(file);
+    } catch (UncheckedIOException | IllegalArgumentException e) {
+      throw new ConfigException("--auth-tokens", file.toString(), e.getMessage());
+    }
+    every(timers, "auth tokens reload", TOKENS_RELOAD_INTERVAL, tokens::reloadIfChanged);
+    return tokens;
   }
 
   private LocalStorage openStorage(Path dataDir, ExecutorService executor) {

@@ -184,4 +184,16 @@ class ArchitectureTest {
             .resideInAPackage(NODE + ".netty..")
             .as("the event loops are created by the wiring and used by the edges only"));
   }
+
+  @Test
+  void clientAuthenticationKnowsNothingButTheJdk() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".auth..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(NODE + ".auth..", "java..", "org.slf4j..")
+            .as("tokens and roles are plain values; the edges use them, not the other way"));
+  }
 }

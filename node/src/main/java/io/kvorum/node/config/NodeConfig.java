@@ -25,6 +25,8 @@ import java.util.Optional;
  *     and how far ahead of a replica's wall clock a version may be
  * @param repair anti-entropy
  * @param tls mutual TLS between nodes (and TLS on the client port), if configured
+ * @param authTokens the {@code --auth-tokens} file of client bearer tokens (SPEC §9), or null when
+ *     clients need none
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -39,37 +41,8 @@ public record NodeConfig(
     Duration shutdownGrace,
     Duration maxClockOffset,
     Repair repair,
-    Optional<Tls> tls) {
-
-  /** A configuration without TLS. */
-  public NodeConfig(
-      NodeId nodeId,
-      Topology topology,
-      Http http,
-      int grpcPort,
-      Path dataDir,
-      Duration requestTimeout,
-      Limits limits,
-      Storage storage,
-      Replication replication,
-      Duration shutdownGrace,
-      Duration maxClockOffset,
-      Repair repair) {
-    this(
-        nodeId,
-        topology,
-        http,
-        grpcPort,
-        dataDir,
-        requestTimeout,
-        limits,
-        storage,
-        replication,
-        shutdownGrace,
-        maxClockOffset,
-        repair,
-        Optional.empty());
-  }
+    Optional<Tls> tls,
+    Path authTokens) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");

@@ -1,5 +1,6 @@
 package io.kvorum.node.config;
 
+import io.kvorum.node.auth.TokensFile;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.DurationFormat;
@@ -238,6 +239,15 @@ public final class NodeOptions {
   String shutdownGrace;
 
   @Option(
+      names = "--auth-tokens",
+      defaultValue = "${env:KVORUM_AUTH_TOKENS}",
+      paramLabel = "FILE",
+      description =
+          "Client tokens, a 'TOKEN ROLE' per line (read, write, admin): /v0/ then needs"
+              + " 'Authorization: Bearer TOKEN'. Re-read on change. Default: none.")
+  String authTokens;
+
+  @Option(
       names = "--log-format",
       defaultValue = "${env:KVORUM_LOG_FORMAT:-text}",
       paramLabel = "FORMAT",
@@ -347,7 +357,8 @@ public final class NodeOptions {
         new NodeConfig.Repair(
             positiveSize("--repair-rate", repairRate),
             duration("--repair-interval", repairInterval)),
-        tls());
+        tls(),
+        authTokens());
   }
 
   /** All three TLS files or none; {@code --http-tls} needs them. */
@@ -384,6 +395,20 @@ public final class NodeOptions {
 
   private static boolean blank(String value) {
     return value == null || value.isBlank();
+  }
+
+  /** The tokens file, read and parsed here so that a bad one stops the node before it starts. */
+  private Path authTokens() {
+    if (authTokens == null || authTokens.isBlank()) {
+      return null;
+    }
+    try {
+      Path file = Path.of(authTokens.trim());
+      TokensFile.check(file);
+      return file;
+    } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
+      throw new ConfigException("--auth-tokens", authTokens, e.getMessage());
+    }
   }
 
   private NodeId nodeId() {

@@ -30,7 +30,19 @@ final class BodyLimitAggregator extends HttpObjectAggregator {
   @Override
   protected Object newContinueResponse(
       HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
-    if (HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+    if (!start.decoderResult().isSuccess()) {
+      return null; // answered 400 by the request handler; nothing to continue
+    }
+    long announced;
+    try {
+      announced = HttpUtil.getContentLength(start, -1L);
+    } catch (NumberFormatException e) {
+      // A Content-Length that is not a number (found by fuzzing): the codec let it through, and
+      // throwing here would end the connection without an answer. The handler answers 400.
+      start.setDecoderResult(DecoderResult.failure(e));
+      return null;
+    }
+    if (announced > maxContentLength) {
       return null; // answered by handleOversizedMessage, with a body saying why
     }
     return super.newContinueResponse(start, maxContentLength, pipeline);

@@ -45,6 +45,7 @@ final class Endpoints {
   private final BooleanSupplier draining;
   private final HttpMetrics metrics;
   private final boolean inlineReplies;
+  private final AccessControl access;
 
   Endpoints(
       Coordinator coordinator,
@@ -53,7 +54,8 @@ final class Endpoints {
       PrometheusMeterRegistry registry,
       BooleanSupplier draining,
       HttpMetrics metrics,
-      boolean inlineReplies) {
+      boolean inlineReplies,
+      AccessControl access) {
     this.coordinator = coordinator;
     this.parameters = parameters;
     this.status = status;
@@ -61,10 +63,18 @@ final class Endpoints {
     this.draining = draining;
     this.metrics = metrics;
     this.inlineReplies = inlineReplies;
+    this.access = access;
   }
 
   /** Serves {@code request}; must copy what it needs, the caller releases the request after. */
   void handle(Route route, FullHttpRequest request, Exchange exchange) {
+    if (access != null) {
+      FullHttpResponse refused = access.refusal(request, Route.path(request.uri()));
+      if (refused != null) {
+        exchange.respond(refused);
+        return;
+      }
+    }
     if (route == Route.UNKNOWN) {
       exchange.respond(
           Problem.of(

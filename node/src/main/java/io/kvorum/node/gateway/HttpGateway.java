@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.node.auth.AccessTokens;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.tls.TlsMaterial;
@@ -22,6 +23,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,12 +53,17 @@ public final class HttpGateway implements AutoCloseable {
       Coordinator coordinator,
       NodeStatus status,
       PrometheusMeterRegistry registry) {
-    this(settings, Optional.empty(), loops, coordinator, status, registry);
+    this(settings, Optional.empty(), loops, coordinator, status, registry, null);
   }
 
   /**
    * A gateway that serves HTTPS with {@code tls}'s certificate when present (renewed certificates
-   * are presented from the next handshake on), plain HTTP otherwise.
+   * are presented from the next handshake on), plain HTTP otherwise, and that lets a {@code /v0/}
+   * request through only with a bearer token whose role covers it ({@link AccessControl}) when
+   * {@code tokens} is given.
+   *
+   * @param tokens the tokens in force, asked for on every request (they may be reloaded); null for
+   *     none: every request goes through
    */
   public HttpGateway(
       GatewaySettings settings,
@@ -64,7 +71,8 @@ public final class HttpGateway implements AutoCloseable {
       EventLoops loops,
       Coordinator coordinator,
       NodeStatus status,
-      PrometheusMeterRegistry registry) {
+      PrometheusMeterRegistry registry,
+      Supplier<AccessTokens> tokens) {
     this.settings = settings;
     this.tls = tls.map(HttpGateway::serverContext).orElse(null);
     this.loops = loops;
@@ -77,7 +85,8 @@ public final class HttpGateway implements AutoCloseable {
             registry,
             () -> draining,
             metrics,
-            settings.inlineReplies());
+            settings.inlineReplies(),
+            tokens == null ? null : new AccessControl(tokens));
   }
 
   /**

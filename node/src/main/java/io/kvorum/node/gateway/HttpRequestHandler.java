@@ -89,19 +89,33 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
       // sync. Any other decoding failure leaves the byte stream unusable.
       boolean parsed =
           decoded.isSuccess() || decoded.cause() instanceof TooLongHttpContentException;
-      boolean keepAlive = parsed && HttpUtil.isKeepAlive(request) && !draining.getAsBoolean();
-      HttpVersion version = parsed ? request.protocolVersion() : HttpVersion.HTTP_1_1;
+      // The codec takes any HTTP/x.y; only HTTP/1 is spoken here (found by fuzzing: an HTTP/0.1
+      // request was answered in HTTP/0.1 with a chunked body).
+      boolean supported = parsed && request.protocolVersion().majorVersion() == 1;
+      boolean keepAlive = supported && HttpUtil.isKeepAlive(request) && !draining.getAsBoolean();
+      HttpVersion version =
+          supported && request.protocolVersion().minorVersion() == 0
+              ? HttpVersion.HTTP_1_0
+              : HttpVersion.HTTP_1_1;
       current =
           new Exchange(
               ctx,
               metrics,
               version,
               keepAlive,
-              parsed ? route.operation(request.method()) : "malformed",
+              supported ? route.operation(request.method()) : "malformed",
               this::done);
       closing = current.closesConnection();
       if (!decoded.isSuccess()) {
         current.respond(undecodable(decoded.cause()));
+        return;
+      }
+      if (!supported) {
+        current.respond(
+            Problem.of(
+                    HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
+                    request.protocolVersion().text() + " is not supported; use HTTP/1.1")
+                .toResponse());
         return;
       }
       try {

@@ -21,6 +21,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,9 +45,13 @@ class OpenApiConformanceTest {
   private static final Set<String> METHODS =
       Set.of("get", "put", "post", "delete", "patch", "head", "options");
 
+  private static final String READ_TOKEN = "Bearer conformance-reader-token";
+  private static final String WRITE_TOKEN = "Bearer conformance-writer-token";
+
   @TempDir Path dataDir;
   private FaultyStorageEngine storage;
   private TestNode node;
+  private TestNode guardedNode;
 
   /** Provokes one documented answer and returns the status the node gave. */
   @FunctionalInterface
@@ -68,6 +73,36 @@ class OpenApiConformanceTest {
   @AfterEach
   void stop() {
     node.close();
+    if (guardedNode != null) {
+      guardedNode.close();
+    }
+  }
+
+  /**
+   * Sends a request with {@code authorization} (or none) to a node of its own run with {@code
+   * --auth-tokens}.
+   */
+  private int guarded(String authorization, String method, String target) throws Exception {
+    if (guardedNode == null) {
+      Path tokens =
+          Files.writeString(
+              dataDir.resolve("tokens"),
+              READ_TOKEN.substring(7) + " read\n" + WRITE_TOKEN.substring(7) + " write\n");
+      guardedNode =
+          TestNode.start(
+              TestConfig.in(dataDir.resolve("guarded")).authTokens(tokens).build(),
+              FaultyStorageEngine.inMemory(engine -> {}));
+    }
+    try (RawHttpConnection raw = new RawHttpConnection(guardedNode.address())) {
+      raw.write(
+          method
+              + " "
+              + target
+              + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+              + "\r\n");
+      return raw.readResponse().status();
+    }
   }
 
   private Map<String, Recipe> recipes() {
@@ -100,6 +135,16 @@ class OpenApiConformanceTest {
     r.put("GET /health/ready 200", () -> send("GET", KvorumApi.PATH_READY));
     r.put("GET /health/ready 503", () -> whileDraining(KvorumApi.PATH_READY));
     r.put("GET /metrics 200", () -> send("GET", KvorumApi.PATH_METRICS));
+    r.put("GET /v0/entity 401", () -> guarded(null, "GET", "/v0/entity?id=k"));
+    r.put("PUT /v0/entity 401", () -> guarded("Bearer unknown-token", "PUT", "/v0/entity?id=k"));
+    r.put("PUT /v0/entity 403", () -> guarded(READ_TOKEN, "PUT", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 401", () -> guarded(null, "DELETE", "/v0/entity?id=k"));
+    r.put("DELETE /v0/entity 403", () -> guarded(READ_TOKEN, "DELETE", "/v0/entity?id=k"));
+    r.put("GET /v0/entities 401", () -> guarded(null, "GET", "/v0/entities?start=a"));
+    r.put("GET /v0/status 401", () -> guarded(null, "GET", KvorumApi.PATH_STATUS));
+    r.put("GET /v0/cluster 401", () -> guarded(null, "GET", KvorumApi.PATH_CLUSTER));
+    r.put("POST /v0/repair 401", () -> guarded(null, "POST", KvorumApi.PATH_REPAIR));
+    r.put("POST /v0/repair 403", () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REPAIR));
     return r;
   }
 

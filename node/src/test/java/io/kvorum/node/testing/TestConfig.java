@@ -5,6 +5,7 @@ import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /** Node configurations for tests: free ports, a given data directory, small resources. */
 public final class TestConfig {
@@ -27,6 +28,7 @@ public final class TestConfig {
   // Rounds an hour apart: no test sees anti-entropy mend what it checks unless it asks for it.
   private long repairRate = 8 << 20;
   private Duration repairInterval = Duration.ofHours(1);
+  private Path authTokens;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -113,6 +115,12 @@ public final class TestConfig {
     return this;
   }
 
+  /** Client bearer tokens from {@code file} (SPEC §9); none by default. */
+  public TestConfig authTokens(Path file) {
+    this.authTokens = file;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -135,6 +143,8 @@ public final class TestConfig {
         new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
         Duration.ofSeconds(5),
         maxClockOffset,
-        new NodeConfig.Repair(repairRate, repairInterval));
+        new NodeConfig.Repair(repairRate, repairInterval),
+        Optional.empty(),
+        authTokens);
   }
 }

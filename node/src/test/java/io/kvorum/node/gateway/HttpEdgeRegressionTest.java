@@ -1,0 +1,94 @@
+package io.kvorum.node.gateway;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What fuzzing the HTTP edge found ({@link HttpEdgeFuzzTest}; each input is also in its corpus),
+ * pinned down as plain answers a client would see.
+ */
+class HttpEdgeRegressionTest {
+  private static EdgeFixture edge;
+
+  @BeforeAll
+  static void start() {
+    edge = new EdgeFixture(null);
+  }
+
+  @AfterAll
+  static void stop() {
+    edge.close();
+  }
+
+  /** Was: the body-limit check threw on it and the connection closed without an answer. */
+  @Test
+  void aContentLengthThatIsNotANumberIsAnswered400() {
+    String answer =
+        exchange(
+            "POST /v0/repair HTTP/1.1\r\nHost: localhost\r\nContent-Length: /v0/entity0\r\n\r\n");
+
+    assertThat(answer).startsWith("HTTP/1.1 400 ").contains("malformed HTTP request");
+  }
+
+  @Test
+  void aContentLengthThatIsNotANumberWithExpectContinueIsAnswered400() {
+    String answer =
+        exchange(
+            "PUT /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                + "Content-Length: 12ab\r\n\r\n");
+
+    assertThat(answer).startsWith("HTTP/1.1 400 ").doesNotContain("100 Continue");
+  }
+
+  /**
+   * Was: the codec takes any HTTP/x.y, and an HTTP/0.1 request was answered in HTTP/0.1 with a
+   * chunked body that no client could read, desynchronising the pipelined answers after it.
+   */
+  @Test
+  void aVersionOtherThanHttp1IsAnswered505AndTheConnectionClosed() {
+    for (String version : new String[] {"HTTP/0.1", "HTTP/0.9", "HTTP/2.0", "HTTP/3.0"}) {
+      String answer =
+          exchange(
+              "GET /v0/entities?start=a "
+                  + version
+                  + "\r\nHost: x\r\n\r\nGET /v0/status HTTP/1.1\r\nHost: x\r\n\r\n");
+
+      assertThat(answer)
+          .as(version)
+          .startsWith("HTTP/1.1 505 ")
+          .contains("connection: close")
+          .contains(version + " is not supported")
+          .doesNotContain("200 OK");
+    }
+  }
+
+  @Test
+  void aLaterHttp1MinorVersionIsAnsweredInHttp11() {
+    String answer = exchange("GET /v0/status HTTP/1.7\r\nHost: x\r\n\r\n");
+
+    assertThat(answer).startsWith("HTTP/1.1 200 ");
+  }
+
+  private static String exchange(String request) {
+    EmbeddedChannel channel = edge.channel();
+    try {
+      channel.writeInbound(Unpooled.copiedBuffer(request, ISO_8859_1));
+      channel.runPendingTasks();
+      StringBuilder answer = new StringBuilder();
+      for (ByteBuf out = channel.readOutbound(); out != null; out = channel.readOutbound()) {
+        answer.append(out.toString(ISO_8859_1));
+        out.release();
+      }
+      return answer.toString();
+    } finally {
+      channel.finishAndReleaseAll();
+    }
+  }
+}
