@@ -324,7 +324,8 @@ public final class NodeBootstrap implements AutoCloseable {
             config.requestTimeout(),
             timeouts(timers),
             registry,
-            antiEntropy);
+            antiEntropy,
+            config.membership().replicationFactor());
     startGateway();
     // Ready once caught up, with every reachable peer's clock measured, and with the clock's
     // versions (resumed from the persisted ceiling after a quick restart) no further ahead of the

@@ -23,6 +23,7 @@ import java.util.Objects;
  * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
  *     and how far ahead of a replica's wall clock a version may be
  * @param repair anti-entropy
+ * @param membership how many copies a key gets by default
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -36,7 +37,8 @@ public record NodeConfig(
     Replication replication,
     Duration shutdownGrace,
     Duration maxClockOffset,
-    Repair repair) {
+    Repair repair,
+    Membership membership) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -44,6 +46,7 @@ public record NodeConfig(
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(repair, "repair");
+    Objects.requireNonNull(membership, "membership");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -143,6 +146,23 @@ public record NodeConfig(
         throw new IllegalArgumentException("repair rate must be positive");
       }
       requirePositive(interval, "repair interval");
+    }
+  }
+
+  /**
+   * The cluster's membership as this node is configured for it (SPEC §8).
+   *
+   * @param replicationFactor copies of a key when a request does not say: the default {@code from}
+   *     is min(replication factor, the number of members that own data)
+   */
+  public record Membership(int replicationFactor) {
+    /** The default: three copies. */
+    public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+    public Membership {
+      if (replicationFactor < 1) {
+        throw new IllegalArgumentException("replication factor must be positive");
+      }
     }
   }
 

@@ -242,6 +242,16 @@ public final class NodeOptions {
           "text, or json: one JSON object per line for log collectors. Default: ${DEFAULT-VALUE}.")
   String logFormat;
 
+  @Option(
+      names = "--replication-factor",
+      defaultValue = "${env:KVORUM_REPLICATION_FACTOR:-3}",
+      paramLabel = "N",
+      description =
+          "Copies of a key when a request does not say: the default from is min(N, the number of"
+              + " members). A request may still ask for up to every member. Default:"
+              + " ${DEFAULT-VALUE}.")
+  String replicationFactor;
+
   /**
    * The format of the node's log lines.
    *
@@ -298,7 +308,8 @@ public final class NodeOptions {
         duration("--max-clock-offset", maxClockOffset),
         new NodeConfig.Repair(
             positiveSize("--repair-rate", repairRate),
-            duration("--repair-interval", repairInterval)));
+            duration("--repair-interval", repairInterval)),
+        new NodeConfig.Membership(count("--replication-factor", replicationFactor, false)));
   }
 
   private NodeId nodeId() {

@@ -41,6 +41,7 @@ public final class Coordinator {
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
   private final AntiEntropy antiEntropy;
+  private final int replicationFactor;
 
   /**
    * @param offsets whether this node's clock may version writes
@@ -48,6 +49,7 @@ public final class Coordinator {
    * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
    *     its timeout (cheapest on the thread itself when that is an event loop)
    * @param antiEntropy the node's anti-entropy, for its state and for repairs asked for
+   * @param replicationFactor copies of a key when a request does not say
    */
   public Coordinator(
       Topology topology,
@@ -59,8 +61,10 @@ public final class Coordinator {
       Duration requestTimeout,
       Supplier<ScheduledExecutorService> timeoutScheduler,
       MeterRegistry registry,
-      AntiEntropy antiEntropy) {
+      AntiEntropy antiEntropy,
+      int replicationFactor) {
     this.topology = topology;
+    this.replicationFactor = replicationFactor;
     this.antiEntropy = antiEntropy;
     this.clock = clock;
     this.replicas = replicas;
@@ -70,8 +74,16 @@ public final class Coordinator {
     this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
     this.reads =
         new ReadCoordinator(placement, replicas, new ReadRepairer(replicas, registry), deadline);
-    // The default from of every request (as the gateway applies it): the cluster size.
-    this.ranges = new RangeCoordinator(topology, replicas, topology.size(), clock::wallMillis);
+    // The default from of every request, as the gateway applies it.
+    this.ranges = new RangeCoordinator(topology, replicas, defaultFrom(), clock::wallMillis);
+  }
+
+  /**
+   * The {@code from} of a request that does not say: min(replication factor, cluster size), so
+   * clusters of up to three nodes keep a copy on every node by default.
+   */
+  public int defaultFrom() {
+    return Math.min(replicationFactor, topology.size());
   }
 
   /** How many nodes the cluster has: the largest valid {@code from}. */

@@ -98,7 +98,7 @@ final class Endpoints {
     refuseUnlessServing();
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key key = parameters.key(query, KvorumApi.PARAM_ID);
-    Quorum quorum = parameters.quorum(query, coordinator.clusterSize());
+    Quorum quorum = parameters.quorum(query, coordinator.defaultFrom(), coordinator.clusterSize());
     HttpMethod method = request.method();
     if (method.equals(HttpMethod.GET)) {
       reply(

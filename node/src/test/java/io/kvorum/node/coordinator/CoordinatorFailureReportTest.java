@@ -88,7 +88,8 @@ class CoordinatorFailureReportTest {
             new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
             timers,
             System::currentTimeMillis,
-            registry));
+            registry),
+        3);
   }
 
   @AfterEach
