@@ -5,6 +5,7 @@ import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a node is configured with, validated. Built from flags by {@link NodeOptions}; tests
@@ -154,8 +155,9 @@ public record NodeConfig(
    *
    * @param replicationFactor copies of a key when a request does not say: the default {@code from}
    *     is min(replication factor, the number of members that own data)
+   * @param join the member a node with an empty data directory asks to admit it, if any
    */
-  public record Membership(int replicationFactor) {
+  public record Membership(int replicationFactor, Optional<Address> join) {
     /** The default: three copies. */
     public static final int DEFAULT_REPLICATION_FACTOR = 3;
 
@@ -163,6 +165,26 @@ public record NodeConfig(
       if (replicationFactor < 1) {
         throw new IllegalArgumentException("replication factor must be positive");
       }
+      Objects.requireNonNull(join, "join");
+    }
+
+    /** Copies of a key, no join: a member of a seeded cluster. */
+    public Membership(int replicationFactor) {
+      this(replicationFactor, Optional.empty());
+    }
+  }
+
+  /** A host and port to dial. */
+  public record Address(String host, int port) {
+    public Address {
+      if (host == null || host.isBlank() || port < 1 || port > 65535) {
+        throw new IllegalArgumentException("not a host:port");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
   }
 

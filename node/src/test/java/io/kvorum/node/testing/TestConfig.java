@@ -28,6 +28,7 @@ public final class TestConfig {
   private long repairRate = 8 << 20;
   private Duration repairInterval = Duration.ofHours(1);
   private int replicationFactor = NodeConfig.Membership.DEFAULT_REPLICATION_FACTOR;
+  private NodeConfig.Address join;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -120,6 +121,12 @@ public final class TestConfig {
     return this;
   }
 
+  /** {@code --join host:port}: the node joins a running cluster through that member. */
+  public TestConfig join(String host, int port) {
+    this.join = new NodeConfig.Address(host, port);
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -143,6 +150,6 @@ public final class TestConfig {
         Duration.ofSeconds(5),
         maxClockOffset,
         new NodeConfig.Repair(repairRate, repairInterval),
-        new NodeConfig.Membership(replicationFactor));
+        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join)));
   }
 }
