@@ -180,8 +180,7 @@ class MembershipProcessIT {
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void aLeavingNodeKilledMidDecommissionResumesAndLeavesWhenStartedAgain() throws Exception {
     int keys = 2000;
-    try (ProcessCluster cluster =
-        new ProcessCluster(work, 4, "--repair-rate", "128KiB").start()) {
+    try (ProcessCluster cluster = new ProcessCluster(work, 4, "--repair-rate", "128KiB").start()) {
       preload(cluster, keys);
       int leaving = cluster.httpPort(3);
       assertThat(post(leaving, "/v0/cluster/decommission")).isEqualTo(202);

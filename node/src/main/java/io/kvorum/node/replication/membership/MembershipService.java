@@ -99,7 +99,8 @@ public final class MembershipService implements AutoCloseable {
     transport.members(state.members());
     // A leaving node restarted mid-decommission still serves its keys until it has left.
     MemberState mine = state.state(membership.self()).orElse(null);
-    if (mine == MemberState.NORMAL || mine == MemberState.LEAVING) {
+    // Epoch 0 is a joining node not admitted yet: it holds only itself.
+    if (state.epoch() > 0 && (mine == MemberState.NORMAL || mine == MemberState.LEAVING)) {
       joined.complete(null);
     }
     if (state.change().isEmpty()) {
