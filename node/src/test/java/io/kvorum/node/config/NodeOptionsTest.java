@@ -52,6 +52,30 @@ class NodeOptionsTest {
   }
 
   @Test
+  void joinIsAHostAndPortAndTheAdvertisedHostNamesThisNode() {
+    NodeConfig config =
+        config(
+            "--node-id",
+            "n4",
+            "--grpc-port",
+            "9094",
+            "--join",
+            "10.0.0.1:9090",
+            "--advertise-host",
+            "10.0.0.4");
+    assertThat(config.membership().join()).contains(new NodeConfig.Address("10.0.0.1", 9090));
+    assertThat(config.topology().member(NodeId.of("n4")).orElseThrow().host())
+        .isEqualTo("10.0.0.4");
+    assertThat(config("--node-id", "n1", "--join", "[::1]:9090").membership().join())
+        .contains(new NodeConfig.Address("::1", 9090));
+    assertThat(config("--node-id", "n1").membership().join()).isEmpty();
+    assertThatThrownBy(() -> config("--node-id", "n1", "--join", "10.0.0.1"))
+        .hasMessageContaining("--join");
+    assertThatThrownBy(() -> config("--node-id", "n1", "--join", "10.0.0.1:99999"))
+        .hasMessageContaining("--join");
+  }
+
+  @Test
   void replicationFactorIsAPositiveCount() {
     assertThat(config("--node-id", "n1", "--replication-factor", "5").membership())
         .isEqualTo(new NodeConfig.Membership(5));
