@@ -204,7 +204,9 @@ import json, re, sys
 import yaml
 docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
 derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
-           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath",
+           "join": "the join wiring (a pod of a running release)",
+           "advertise-host": "the pod's DNS name"}
 flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
 options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
 config = yaml.safe_load(values)["config"]
