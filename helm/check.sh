@@ -209,7 +209,9 @@ import json, re, sys
 import yaml
 docs, values, schema = (open(f, encoding="utf-8").read() for f in sys.argv[1:4])
 derived = {"node-id": "the pod name", "peers": "replicaCount", "http-port": "ports.http",
-           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath"}
+           "grpc-port": "ports.grpc", "data-dir": "persistence.mountPath",
+           "join": "the join wiring (a pod of a running release)",
+           "advertise-host": "the pod's DNS name"}
 derived.update({"tls-cert": "tls.mountPath", "tls-key": "tls.mountPath", "tls-ca": "tls.mountPath",
                 "http-tls": "tls.http"})
 derived["auth-tokens"] = "auth (a mounted Secret)"

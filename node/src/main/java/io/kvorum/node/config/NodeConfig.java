@@ -27,6 +27,7 @@ import java.util.Optional;
  * @param tls mutual TLS between nodes (and TLS on the client port), if configured
  * @param authTokens the {@code --auth-tokens} file of client bearer tokens (SPEC §9), or null when
  *     clients need none
+ * @param membership how many copies a key gets by default
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -42,7 +43,8 @@ public record NodeConfig(
     Duration maxClockOffset,
     Repair repair,
     Optional<Tls> tls,
-    Path authTokens) {
+    Path authTokens,
+    Membership membership) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -51,6 +53,7 @@ public record NodeConfig(
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(repair, "repair");
     Objects.requireNonNull(tls, "tls");
+    Objects.requireNonNull(membership, "membership");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -170,6 +173,44 @@ public record NodeConfig(
       Objects.requireNonNull(privateKey, "privateKey");
       Objects.requireNonNull(trustedCa, "trustedCa");
       requirePositive(reloadInterval, "TLS reload interval");
+    }
+  }
+
+  /**
+   * The cluster's membership as this node is configured for it (SPEC §8).
+   *
+   * @param replicationFactor copies of a key when a request does not say: the default {@code from}
+   *     is min(replication factor, the number of members that own data)
+   * @param join the member a node with an empty data directory asks to admit it, if any
+   */
+  public record Membership(int replicationFactor, Optional<Address> join) {
+    /** The default: three copies. */
+    public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+    public Membership {
+      if (replicationFactor < 1) {
+        throw new IllegalArgumentException("replication factor must be positive");
+      }
+      Objects.requireNonNull(join, "join");
+    }
+
+    /** Copies of a key, no join: a member of a seeded cluster. */
+    public Membership(int replicationFactor) {
+      this(replicationFactor, Optional.empty());
+    }
+  }
+
+  /** A host and port to dial. */
+  public record Address(String host, int port) {
+    public Address {
+      if (host == null || host.isBlank() || port < 1 || port > 65535) {
+        throw new IllegalArgumentException("not a host:port");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
   }
 

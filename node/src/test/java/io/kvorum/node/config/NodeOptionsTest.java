@@ -48,6 +48,41 @@ class NodeOptionsTest {
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(500));
+    assertThat(config.membership().replicationFactor()).isEqualTo(3);
+  }
+
+  @Test
+  void joinIsAHostAndPortAndTheAdvertisedHostNamesThisNode() {
+    NodeConfig config =
+        config(
+            "--node-id",
+            "n4",
+            "--grpc-port",
+            "9094",
+            "--join",
+            "10.0.0.1:9090",
+            "--advertise-host",
+            "10.0.0.4");
+    assertThat(config.membership().join()).contains(new NodeConfig.Address("10.0.0.1", 9090));
+    assertThat(config.topology().member(NodeId.of("n4")).orElseThrow().host())
+        .isEqualTo("10.0.0.4");
+    assertThat(config("--node-id", "n1", "--join", "[::1]:9090").membership().join())
+        .contains(new NodeConfig.Address("::1", 9090));
+    assertThat(config("--node-id", "n1").membership().join()).isEmpty();
+    assertThatThrownBy(() -> config("--node-id", "n1", "--join", "10.0.0.1"))
+        .hasMessageContaining("--join");
+    assertThatThrownBy(() -> config("--node-id", "n1", "--join", "10.0.0.1:99999"))
+        .hasMessageContaining("--join");
+  }
+
+  @Test
+  void replicationFactorIsAPositiveCount() {
+    assertThat(config("--node-id", "n1", "--replication-factor", "5").membership())
+        .isEqualTo(new NodeConfig.Membership(5));
+    assertThatThrownBy(() -> config("--node-id", "n1", "--replication-factor", "0"))
+        .hasMessageContaining("--replication-factor");
+    assertThatThrownBy(() -> config("--node-id", "n1", "--replication-factor", "three"))
+        .hasMessageContaining("--replication-factor");
   }
 
   @Test

@@ -1,25 +1,32 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.auth.AccessTokens;
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.ClockOffsets;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.membership.MembershipService;
 import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -46,14 +53,14 @@ final class EdgeFixture implements AutoCloseable {
     NodeId self = NodeId.of("n1");
     Topology topology = Topology.single(self, "localhost", 9090);
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    HybridLogicalClock clock = HybridLogicalClock.start(new NoCeiling());
+    HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore());
     InMemoryStorageEngine storage = new InMemoryStorageEngine();
     ScriptedPeerTransport peers = new ScriptedPeerTransport();
     RendezvousPlacement placement = new RendezvousPlacement(topology.ids());
+    Membership membership = Membership.fixed(topology);
     Coordinator coordinator =
         new Coordinator(
-            topology,
-            placement,
+            membership,
             new Replicas(self, storage, peers),
             new HintedHandoff(
                 new InMemoryHintStore(),
@@ -75,7 +82,17 @@ final class EdgeFixture implements AutoCloseable {
                 new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
                 timers,
                 System::currentTimeMillis,
-                registry));
+                registry),
+            1,
+            new MembershipService(
+                membership,
+                new MembershipStore(temporaryDirectory()),
+                storage,
+                peers,
+                new MembershipService.Settings(
+                    8 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1)),
+                timers,
+                System::currentTimeMillis));
     metrics = new HttpMetrics(registry);
     endpoints =
         new Endpoints(
@@ -106,17 +123,13 @@ final class EdgeFixture implements AutoCloseable {
     timers.shutdownNow();
   }
 
-  private static final class NoCeiling implements CeilingStore {
-    private long ceiling;
-
-    @Override
-    public synchronized long load() {
-      return ceiling;
-    }
-
-    @Override
-    public synchronized void store(long ceilingMillis) {
-      ceiling = ceilingMillis;
+  private static Path temporaryDirectory() {
+    try {
+      Path dir = Files.createTempDirectory("kvorum-membership");
+      dir.toFile().deleteOnExit();
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }

@@ -29,6 +29,8 @@ public final class TestConfig {
   private long repairRate = 8 << 20;
   private Duration repairInterval = Duration.ofHours(1);
   private Path authTokens;
+  private int replicationFactor = NodeConfig.Membership.DEFAULT_REPLICATION_FACTOR;
+  private NodeConfig.Address join;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -121,6 +123,18 @@ public final class TestConfig {
     return this;
   }
 
+  /** Copies of a key when a request does not say ({@code --replication-factor}). */
+  public TestConfig replicationFactor(int factor) {
+    this.replicationFactor = factor;
+    return this;
+  }
+
+  /** {@code --join host:port}: the node joins a running cluster through that member. */
+  public TestConfig join(String host, int port) {
+    this.join = new NodeConfig.Address(host, port);
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -145,6 +159,7 @@ public final class TestConfig {
         maxClockOffset,
         new NodeConfig.Repair(repairRate, repairInterval),
         Optional.empty(),
-        authTokens);
+        authTokens,
+        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join)));
   }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,10 +64,10 @@ public final class AntiEntropy implements AutoCloseable {
     static final PeerRepair NEVER = new PeerRepair(0, 0, 0, null);
   }
 
-  private final HashTrees trees;
+  private volatile HashTrees trees;
   private final StorageEngine storage;
   private final PeerTransport transport;
-  private final List<NodeId> peers;
+  private volatile List<NodeId> peers;
   private final Settings settings;
   private final ScheduledExecutorService timer;
   private final LongSupplier nowMillis;
@@ -80,6 +81,10 @@ public final class AntiEntropy implements AutoCloseable {
   private boolean retryPending;
   private ScheduledFuture<?> next;
   private volatile long lastFullRoundStart = -1;
+
+  /** Counts membership changes: a round that saw one is not a full round of the new peers. */
+  private final AtomicLong generation = new AtomicLong();
+
   private volatile long previousFullRoundStart = -1;
 
   /**
@@ -128,6 +133,30 @@ public final class AntiEntropy implements AutoCloseable {
 
   /** Builds the trees by one scan of storage, then starts the rounds; completes once built. */
   public CompletableFuture<Void> start() {
+    return build(trees, built);
+  }
+
+  /**
+   * The membership changed: exchanges from now on use {@code next}, trees over the new owners,
+   * built by one scan of storage (peers' exchanges are refused until then, as at start). Purging
+   * waits again for two full rounds with the new peers.
+   */
+  public void rebuild(HashTrees next) {
+    synchronized (this) {
+      trees = next;
+      peers = next.nodes().stream().filter(n -> !n.equals(next.self())).toList();
+      lastFullRoundStart = -1;
+      generation.incrementAndGet();
+      previousFullRoundStart = -1;
+    }
+    for (NodeId peer : peers) {
+      status.putIfAbsent(peer, PeerRepair.NEVER);
+    }
+    log.info("membership changed: rebuilding the hash trees for peers {}", peers);
+    build(next, new CompletableFuture<>());
+  }
+
+  private CompletableFuture<Void> build(HashTrees trees, CompletableFuture<Void> built) {
     long startedAt = System.nanoTime();
     Batches.forEach(
             storage.scan(EVERYTHING),
@@ -151,10 +180,15 @@ public final class AntiEntropy implements AutoCloseable {
                   TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
               built.complete(null);
               boolean asked;
+              boolean roundRunning;
               synchronized (this) {
                 asked = requested;
+                roundRunning = running;
               }
-              schedule(asked ? 0 : settings.interval().toMillis());
+              // A round running schedules the next one when it ends.
+              if (!roundRunning) {
+                schedule(asked ? 0 : settings.interval().toMillis());
+              }
             });
     return built;
   }
@@ -200,7 +234,7 @@ public final class AntiEntropy implements AutoCloseable {
       running = true;
       requested = false;
     }
-    runExchanges(peers, nowMillis.getAsLong(), System.nanoTime(), 0);
+    runExchanges(peers, nowMillis.getAsLong(), System.nanoTime(), generation.get(), 0);
   }
 
   /**
@@ -211,7 +245,8 @@ public final class AntiEntropy implements AutoCloseable {
    * its first pass's start once every peer's exchange succeeded, which is what {@link
    * #purgeableBefore} needs: every exchange of it started after that moment.
    */
-  private void runExchanges(List<NodeId> which, long startedAt, long startedNanos, int attempt) {
+  private void runExchanges(
+      List<NodeId> which, long startedAt, long startedNanos, long ofGeneration, int attempt) {
     synchronized (this) {
       if (attempt > 0 && !retryPending) {
         return; // superseded by a round asked for meanwhile
@@ -225,7 +260,7 @@ public final class AntiEntropy implements AutoCloseable {
               long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
               long untilNextRound = Math.max(0, settings.interval().toMillis() - elapsedMillis);
               Duration took = Duration.ofMillis(elapsedMillis);
-              if (left.isEmpty()) {
+              if (left.isEmpty() && ofGeneration == generation.get()) {
                 metrics.round("complete", took);
                 previousFullRoundStart = lastFullRoundStart;
                 lastFullRoundStart = startedAt;
@@ -242,7 +277,9 @@ public final class AntiEntropy implements AutoCloseable {
               if (retry) {
                 log.debug("anti-entropy: retrying {} in {} ms", left, delay);
                 schedule(
-                    () -> runExchanges(List.copyOf(left), startedAt, startedNanos, attempt + 1),
+                    () ->
+                        runExchanges(
+                            List.copyOf(left), startedAt, startedNanos, ofGeneration, attempt + 1),
                     delay);
               } else {
                 if (!left.isEmpty()) {
@@ -267,7 +304,16 @@ public final class AntiEntropy implements AutoCloseable {
       }
       return CompletableFuture.completedFuture(failed);
     }
+    HashTrees trees = this.trees;
+    if (!trees.complete()) {
+      // Rebuilt for a new membership and not filled yet: these exchanges wait for the next pass.
+      failed.addAll(which.subList(index, which.size()));
+      return CompletableFuture.completedFuture(failed);
+    }
     NodeId peer = which.get(index);
+    if (!peers.contains(peer)) {
+      return exchangeAll(which, index + 1, failed); // no longer a member
+    }
     long startedNanos = System.nanoTime();
     CompletableFuture<PeerExchange.Outcome> exchange;
     try {
@@ -340,6 +386,7 @@ public final class AntiEntropy implements AutoCloseable {
 
   /** The hashes of this node's tree shared with {@code peer}, as {@link HashTrees#hashes}. */
   public CompletableFuture<long[]> hashes(NodeId peer, int level, int[] positions) {
+    HashTrees trees = this.trees;
     if (!trees.complete()) {
       return CompletableFuture.failedFuture(
           new UnavailableException("its hash trees are still being built"));
@@ -352,6 +399,7 @@ public final class AntiEntropy implements AutoCloseable {
    * repair rate.
    */
   public ScanCursor segments(NodeId peer, int[] segments) {
+    HashTrees trees = this.trees;
     BitSet wanted = new BitSet(HashTrees.LEAVES);
     for (int segment : segments) {
       if (segment < 0 || segment >= HashTrees.LEAVES) {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 public final class TreeKeepingStorageEngine extends ForwardingStorageEngine {
   private static final Logger log = LoggerFactory.getLogger(TreeKeepingStorageEngine.class);
 
-  private final HashTrees trees;
+  private volatile HashTrees trees;
 
   public TreeKeepingStorageEngine(StorageEngine delegate, HashTrees trees) {
     super(delegate);
@@ -43,7 +43,16 @@ public final class TreeKeepingStorageEngine extends ForwardingStorageEngine {
         .thenRun(() -> entries.forEach(entry -> offer(entry.key(), entry.record())));
   }
 
+  /**
+   * Feeds {@code next} from now on: the trees rebuilt for a new membership (anti-entropy fills them
+   * with what storage holds).
+   */
+  public void use(HashTrees next) {
+    this.trees = next;
+  }
+
   private void offer(Key key, Record record) {
+    HashTrees trees = this.trees;
     boolean known;
     try {
       known = trees.offer(key, record);
@@ -81,7 +90,7 @@ public final class TreeKeepingStorageEngine extends ForwardingStorageEngine {
         .thenApply(
             result -> {
               if (result.examined() < limit) {
-                trees.forgetDeadBefore(deadBeforeMillis);
+                this.trees.forgetDeadBefore(deadBeforeMillis);
               }
               return result;
             });
