@@ -32,6 +32,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -58,6 +59,7 @@ public final class GrpcPeerTransport implements PeerTransport {
   private final Duration helloTimeout;
   private final Map<NodeId, List<PeerChannel>> peers;
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
+  private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
 
   /**
    * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
@@ -238,6 +240,10 @@ public final class GrpcPeerTransport implements PeerTransport {
             new StreamObserver<>() {
               @Override
               public void onNext(PingResponse response) {
+                if (response.hasRecords() && response.hasDiskUsedBytes()) {
+                  reportedStorage.put(
+                      peer, new StorageReport(response.getRecords(), response.getDiskUsedBytes()));
+                }
                 wall.complete(response.getWallMillis());
               }
 
@@ -253,6 +259,11 @@ public final class GrpcPeerTransport implements PeerTransport {
               }
             });
     return wall;
+  }
+
+  @Override
+  public Optional<StorageReport> reportedStorage(NodeId peer) {
+    return Optional.ofNullable(reportedStorage.get(peer));
   }
 
   @Override
