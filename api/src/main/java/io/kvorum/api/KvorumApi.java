@@ -14,6 +14,8 @@ public final class KvorumApi {
   public static final String PATH_STATUS = "/v0/status";
   public static final String PATH_CLUSTER = "/v0/cluster";
   public static final String PATH_REPAIR = "/v0/repair";
+  public static final String PATH_DECOMMISSION = "/v0/cluster/decommission";
+  public static final String PATH_REMOVE = "/v0/cluster/remove";
   public static final String PATH_LIVE = "/health/live";
   public static final String PATH_READY = "/health/ready";
   public static final String PATH_METRICS = "/metrics";
@@ -25,6 +27,7 @@ public final class KvorumApi {
   public static final String PARAM_TTL = "ttl";
   public static final String PARAM_START = "start";
   public static final String PARAM_END = "end";
+  public static final String PARAM_NODE = "node";
 
   public static final String OCTET_STREAM = "application/octet-stream";
   public static final String PROBLEM_JSON = "application/problem+json";

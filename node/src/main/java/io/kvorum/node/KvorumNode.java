@@ -117,6 +117,8 @@ public final class KvorumNode implements Callable<Integer> {
     Signal.handle(new Signal("TERM"), signal -> startOnce(stopper));
     Signal.handle(new Signal("INT"), signal -> startOnce(stopper));
     Runtime.getRuntime().addShutdownHook(new Thread(node::shutdown, "kvorum-shutdown-hook"));
+    // A decommissioned node has handed its records over and left: it stops as on SIGTERM.
+    node.left().thenRun(() -> startOnce(stopper));
     stopped.await();
     return EXIT_OK;
   }

@@ -4,13 +4,18 @@ import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.FileCeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.ClockOffsets;
-import io.kvorum.node.cluster.RendezvousPlacement;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.MemberState;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.DurationFormat;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
@@ -20,6 +25,8 @@ import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.membership.MemberReplicaService;
+import io.kvorum.node.replication.membership.MembershipService;
 import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.replication.repair.TreeKeepingStorageEngine;
@@ -53,7 +60,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -86,6 +95,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private static final Duration MAX_HINT_DELIVERY_AT_SHUTDOWN = Duration.ofSeconds(10);
   private static final Duration CLOCK_HEARTBEAT = Duration.ofSeconds(1);
   private static final Duration CLOCK_CEILING_WINDOW = Duration.ofSeconds(1);
+  private static final Duration GOSSIP_INTERVAL = Duration.ofSeconds(1);
 
   /**
    * Test only: shifts this node's wall clock by a duration ({@code 3600s}, {@code -5s}), so that a
@@ -166,6 +176,8 @@ public final class NodeBootstrap implements AutoCloseable {
   private HintedHandoff handoff;
   private AntiEntropy antiEntropy;
   private Coordinator coordinator;
+  private Membership membership;
+  private MembershipService membershipService;
   private EventLoops httpLoops;
   private EventLoops grpcLoops;
   private CompletableFuture<Void> caughtUp;
@@ -243,10 +255,13 @@ public final class NodeBootstrap implements AutoCloseable {
     startEventLoops();
     ExecutorService storageExecutor = storageExecutor(config.storage());
     resources.push(() -> shutdownExecutor(storageExecutor));
+    MembershipStore files = new MembershipStore(dataDir);
+    membership = new Membership(config.nodeId(), initialClusterState(files), Optional.of(files));
     LocalStorage local = openStorage(dataDir, storageExecutor);
     resources.push(local);
-    RendezvousPlacement placement = new RendezvousPlacement(config.topology().ids());
-    HashTrees trees = new HashTrees(config.nodeId(), config.topology().ids(), placement);
+    ClusterState state = membership.state();
+    HashTrees trees =
+        new HashTrees(config.nodeId(), state.ids(), membership.owners().readPlacement());
     StorageEngine storage = storageEngine(local, trees);
 
     // Remote timestamps are followed only within the max clock offset: a node whose clock is
@@ -273,7 +288,7 @@ public final class NodeBootstrap implements AutoCloseable {
                 replication.hintWindow(),
                 replication.maxHintsPerPeer(),
                 replication.catchUpTimeout()),
-            config.topology().peers().stream().map(m -> m.id()).toList(),
+            peerIds(state),
             registry);
     antiEntropy =
         new AntiEntropy(
@@ -288,19 +303,29 @@ public final class NodeBootstrap implements AutoCloseable {
             () -> clock.current().physicalMillis(),
             registry);
     resources.push(antiEntropy);
+    membershipService =
+        new MembershipService(
+            membership,
+            files,
+            storage,
+            transport,
+            new MembershipService.Settings(
+                config.repair().bytesPerSecond(),
+                GOSSIP_INTERVAL,
+                config.requestTimeout().multipliedBy(2)),
+            timers,
+            clock::wallMillis);
+    resources.push(membershipService);
     serveReplicas(
-        new LocalReplicaService(storage, handoff, clock, config.maxClockOffset(), antiEntropy),
+        new MemberReplicaService(
+            new LocalReplicaService(storage, handoff, clock, config.maxClockOffset(), antiEntropy),
+            membershipService),
         clock);
     transport.onPeerReachable(handoff::welcome);
     every(timers, "hint replay", HINT_REPLAY_INTERVAL, handoff::deliverAll);
     ClockOffsets offsets =
         new ClockOffsets(
-            config.topology().peers().stream().map(m -> m.id()).toList(),
-            transport,
-            clock,
-            System::nanoTime,
-            config.maxClockOffset(),
-            registry);
+            peerIds(state), transport, clock, System::nanoTime, config.maxClockOffset(), registry);
     transport.onPeerReachable(offsets::measure);
     every(timers, "clock offset heartbeat", CLOCK_HEARTBEAT, offsets::heartbeat);
     PurgeSweeper sweeper =
@@ -315,8 +340,7 @@ public final class NodeBootstrap implements AutoCloseable {
 
     coordinator =
         new Coordinator(
-            config.topology(),
-            placement,
+            membership,
             new Replicas(config.nodeId(), storage, transport),
             handoff,
             clock,
@@ -324,15 +348,29 @@ public final class NodeBootstrap implements AutoCloseable {
             config.requestTimeout(),
             timeouts(timers),
             registry,
-            antiEntropy);
+            antiEntropy,
+            config.membership().replicationFactor(),
+            membershipService);
     startGateway();
+    membershipService.start();
+    CompletableFuture<Void> joined = membershipService.joined();
+    if (state.epoch() == 0) {
+      NodeConfig.Address seed = config.membership().join().orElseThrow();
+      Member self = config.topology().member(config.nodeId()).orElseThrow();
+      log.info("node {} joins the cluster through {} as {}", config.nodeId(), seed, self);
+      joined = membershipService.join(seed.host(), seed.port(), self);
+    }
     // Ready once caught up, with every reachable peer's clock measured, and with the clock's
     // versions (resumed from the persisted ceiling after a quick restart) no further ahead of the
     // wall clock than peers accept.
     caughtUp =
         CompletableFuture.allOf(
                 CatchUp.run(
-                    config.topology(), transport, replication.catchUpTimeout(), handoff::welcome),
+                    state.topology(config.nodeId()),
+                    transport,
+                    replication.catchUpTimeout(),
+                    handoff::welcome),
+                joined,
                 offsets.measureAll(),
                 clockSettled(clock, timers, replication.catchUpTimeout()))
             .thenRun(
@@ -344,6 +382,58 @@ public final class NodeBootstrap implements AutoCloseable {
                       httpAddress,
                       dataDir.toAbsolutePath());
                 });
+  }
+
+  private List<NodeId> peerIds(ClusterState state) {
+    return state.ids().stream().filter(id -> !id.equals(config.nodeId())).toList();
+  }
+
+  /**
+   * The membership this node starts with: the one stored in its data directory if any (then {@code
+   * --peers} and {@code --join} are ignored); else, with {@code --join}, none yet (epoch 0, until a
+   * member admits it); else the one {@code --peers} seeds, stored at once.
+   *
+   * @throws ConfigException if this node left the cluster (decommissioned or removed)
+   */
+  private ClusterState initialClusterState(MembershipStore files) {
+    if (files.decommissioned()) {
+      throw new ConfigException(
+          "this node was decommissioned and left the cluster; wipe its data directory ("
+              + config.dataDir()
+              + ") to join again");
+    }
+    Optional<ClusterState> stored = files.load();
+    NodeId self = config.nodeId();
+    if (stored.isPresent()) {
+      ClusterState state = stored.get();
+      if (state.node(self).isEmpty()) {
+        throw new ConfigException(
+            "this node is no longer a member of its cluster (removed at epoch "
+                + state.epoch()
+                + "); wipe its data directory ("
+                + config.dataDir()
+                + ") to join again");
+      }
+      if (config.membership().join().isPresent()
+          || !state.members().containsAll(config.topology().members())
+          || state.members().size() != config.topology().members().size()) {
+        log.info(
+            "node {} uses the membership stored in its data directory (epoch {}: {}); --peers and"
+                + " --join only seed a new node and are ignored",
+            self,
+            state.epoch(),
+            state.ids());
+      }
+      return state;
+    }
+    if (config.membership().join().isPresent()) {
+      Member me = config.topology().member(self).orElseThrow();
+      return new ClusterState(
+          0, List.of(new ClusterState.Node(me, MemberState.NORMAL)), Optional.empty());
+    }
+    ClusterState seeded = ClusterState.seed(config.topology().members());
+    files.save(seeded);
+    return seeded;
   }
 
   /**
@@ -571,6 +661,14 @@ public final class NodeBootstrap implements AutoCloseable {
     return ready.get();
   }
 
+  /**
+   * Completes once this node has left the cluster by decommission (its records handed over); the
+   * process then stops and exits 0.
+   */
+  public CompletableFuture<Void> left() {
+    return membershipService.left();
+  }
+
   /** Waits until the node has caught up with its peers (bounded by the catch-up timeout). */
   public void awaitReady() {
     caughtUp.join();
@@ -596,7 +694,7 @@ public final class NodeBootstrap implements AutoCloseable {
   }
 
   private void deliverHintsBeforeStopping() {
-    if (handoff == null || config.topology().peers().isEmpty()) {
+    if (handoff == null || membership == null || membership.state().members().size() < 2) {
       return;
     }
     Duration budget =

@@ -5,6 +5,7 @@ import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a node is configured with, validated. Built from flags by {@link NodeOptions}; tests
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param maxClockOffset the largest wall-clock offset to its peers at which a node versions writes,
  *     and how far ahead of a replica's wall clock a version may be
  * @param repair anti-entropy
+ * @param membership how many copies a key gets by default
  */
 public record NodeConfig(
     NodeId nodeId,
@@ -36,7 +38,8 @@ public record NodeConfig(
     Replication replication,
     Duration shutdownGrace,
     Duration maxClockOffset,
-    Repair repair) {
+    Repair repair,
+    Membership membership) {
 
   public NodeConfig {
     Objects.requireNonNull(nodeId, "nodeId");
@@ -44,6 +47,7 @@ public record NodeConfig(
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(repair, "repair");
+    Objects.requireNonNull(membership, "membership");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -143,6 +147,44 @@ public record NodeConfig(
         throw new IllegalArgumentException("repair rate must be positive");
       }
       requirePositive(interval, "repair interval");
+    }
+  }
+
+  /**
+   * The cluster's membership as this node is configured for it (SPEC §8).
+   *
+   * @param replicationFactor copies of a key when a request does not say: the default {@code from}
+   *     is min(replication factor, the number of members that own data)
+   * @param join the member a node with an empty data directory asks to admit it, if any
+   */
+  public record Membership(int replicationFactor, Optional<Address> join) {
+    /** The default: three copies. */
+    public static final int DEFAULT_REPLICATION_FACTOR = 3;
+
+    public Membership {
+      if (replicationFactor < 1) {
+        throw new IllegalArgumentException("replication factor must be positive");
+      }
+      Objects.requireNonNull(join, "join");
+    }
+
+    /** Copies of a key, no join: a member of a seeded cluster. */
+    public Membership(int replicationFactor) {
+      this(replicationFactor, Optional.empty());
+    }
+  }
+
+  /** A host and port to dial. */
+  public record Address(String host, int port) {
+    public Address {
+      if (host == null || host.isBlank() || port < 1 || port > 65535) {
+        throw new IllegalArgumentException("not a host:port");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
   }
 

@@ -9,6 +9,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import picocli.CommandLine.Option;
 
@@ -242,6 +243,35 @@ public final class NodeOptions {
           "text, or json: one JSON object per line for log collectors. Default: ${DEFAULT-VALUE}.")
   String logFormat;
 
+  @Option(
+      names = "--replication-factor",
+      defaultValue = "${env:KVORUM_REPLICATION_FACTOR:-3}",
+      paramLabel = "N",
+      description =
+          "Copies of a key when a request does not say: the default from is min(N, the number of"
+              + " members). A request may still ask for up to every member. Default:"
+              + " ${DEFAULT-VALUE}.")
+  String replicationFactor;
+
+  @Option(
+      names = "--join",
+      defaultValue = "${env:KVORUM_JOIN}",
+      paramLabel = "HOST:PORT",
+      description =
+          "The inter-node address of any member of a running cluster: a node with an empty data"
+              + " directory asks it to be admitted, streams the records it will own, then serves."
+              + " Ignored once the node has stored a membership.")
+  String join;
+
+  @Option(
+      names = "--advertise-host",
+      defaultValue = "${env:KVORUM_ADVERTISE_HOST}",
+      paramLabel = "HOST",
+      description =
+          "The host other members dial to reach this node's inter-node port when it joins."
+              + " Default: its host in --peers, else the host name.")
+  String advertiseHost;
+
   /**
    * The format of the node's log lines.
    *
@@ -298,7 +328,9 @@ public final class NodeOptions {
         duration("--max-clock-offset", maxClockOffset),
         new NodeConfig.Repair(
             positiveSize("--repair-rate", repairRate),
-            duration("--repair-interval", repairInterval)));
+            duration("--repair-interval", repairInterval)),
+        new NodeConfig.Membership(
+            count("--replication-factor", replicationFactor, false), joinAddress()));
   }
 
   private NodeId nodeId() {
@@ -313,15 +345,47 @@ public final class NodeOptions {
     return parse("--node-id", value, NodeId::of);
   }
 
+  private Optional<NodeConfig.Address> joinAddress() {
+    if (join == null || join.isBlank()) {
+      return Optional.empty();
+    }
+    String value = join.trim();
+    int colon = value.lastIndexOf(':');
+    if (colon < 1) {
+      throw new ConfigException("--join", join, "no host:port (e.g. 10.0.0.1:9090)");
+    }
+    String host = value.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port = port("--join", value.substring(colon + 1), false);
+    return Optional.of(new NodeConfig.Address(host, port));
+  }
+
   private Topology topology(NodeId self, int grpc) {
     if (peers == null || peers.isBlank()) {
-      return Topology.single(self, "localhost", grpc);
+      return Topology.single(self, advertised(), grpc);
     }
     List<Member> members = PeersFormat.parse(peers);
     try {
       return new Topology(self, members);
     } catch (IllegalArgumentException e) {
       throw new ConfigException("--peers", peers, e.getMessage());
+    }
+  }
+
+  /** The host other members dial when this node joins without --peers. */
+  private String advertised() {
+    if (advertiseHost != null && !advertiseHost.isBlank()) {
+      return advertiseHost.trim();
+    }
+    if (join == null || join.isBlank()) {
+      return "localhost";
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      throw new ConfigException("--advertise-host is not set and the host name is unknown; set it");
     }
   }
 

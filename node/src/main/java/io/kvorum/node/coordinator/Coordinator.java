@@ -2,9 +2,10 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.ClockOffsets;
+import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Placement;
-import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -16,11 +17,13 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.membership.MembershipService;
 import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +35,7 @@ import java.util.function.Supplier;
  * resolve tombstones and expiry, and cluster-wide ranges. Any node coordinates any key.
  */
 public final class Coordinator {
-  private final Topology topology;
+  private final Membership membership;
   private final Clock clock;
   private final Replicas replicas;
   private final HintedHandoff handoff;
@@ -41,6 +44,8 @@ public final class Coordinator {
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
   private final AntiEntropy antiEntropy;
+  private final int replicationFactor;
+  private final MembershipService changes;
 
   /**
    * @param offsets whether this node's clock may version writes
@@ -48,10 +53,11 @@ public final class Coordinator {
    * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
    *     its timeout (cheapest on the thread itself when that is an event loop)
    * @param antiEntropy the node's anti-entropy, for its state and for repairs asked for
+   * @param replicationFactor copies of a key when a request does not say
+   * @param changes the node's membership changes: decommission, removal, streaming figures
    */
   public Coordinator(
-      Topology topology,
-      Placement placement,
+      Membership membership,
       Replicas replicas,
       HintedHandoff handoff,
       Clock clock,
@@ -59,24 +65,35 @@ public final class Coordinator {
       Duration requestTimeout,
       Supplier<ScheduledExecutorService> timeoutScheduler,
       MeterRegistry registry,
-      AntiEntropy antiEntropy) {
-    this.topology = topology;
+      AntiEntropy antiEntropy,
+      int replicationFactor,
+      MembershipService changes) {
+    this.changes = changes;
+    this.membership = membership;
+    this.replicationFactor = replicationFactor;
     this.antiEntropy = antiEntropy;
     this.clock = clock;
     this.replicas = replicas;
     this.handoff = handoff;
     this.offsets = offsets;
     Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
-    this.writes = new WriteCoordinator(placement, replicas, handoff, deadline);
+    this.writes = new WriteCoordinator(membership, replicas, handoff, deadline);
     this.reads =
-        new ReadCoordinator(placement, replicas, new ReadRepairer(replicas, registry), deadline);
-    // The default from of every request (as the gateway applies it): the cluster size.
-    this.ranges = new RangeCoordinator(topology, replicas, topology.size(), clock::wallMillis);
+        new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
+    this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);
   }
 
-  /** How many nodes the cluster has: the largest valid {@code from}. */
+  /**
+   * The {@code from} of a request that does not say: min(replication factor, cluster size), so
+   * clusters of up to three nodes keep a copy on every node by default.
+   */
+  public int defaultFrom() {
+    return Math.min(replicationFactor, clusterSize());
+  }
+
+  /** How many members own data now: the largest valid {@code from}. */
   public int clusterSize() {
-    return topology.size();
+    return membership.owners().size();
   }
 
   /** The value of {@code key}, absent if it was never written, was deleted, or has expired. */
@@ -130,7 +147,38 @@ public final class Coordinator {
 
   /** Every node as this node sees it now. */
   public List<NodeView> clusterView() {
-    return topology.members().stream().map(this::view).toList();
+    ClusterState state = membership.state();
+    return state.nodes().stream().map(n -> view(n.member())).toList();
+  }
+
+  /**
+   * Starts this node's decommission (SPEC §8).
+   *
+   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress
+   */
+  public ClusterState.Change decommission() {
+    return changes.decommission();
+  }
+
+  /**
+   * Starts the removal of {@code node}, a dead member (SPEC §8).
+   *
+   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress, the node
+   *     is not a member or is up
+   * @throws io.kvorum.node.core.InvalidRequestException if it is this node
+   */
+  public ClusterState.Change remove(NodeId node) {
+    return changes.remove(node);
+  }
+
+  /** What this node streamed to or from each member during the change in progress. */
+  public Map<NodeId, StreamFigures> streaming() {
+    return changes.streaming();
+  }
+
+  /** The cluster state this node holds: epoch, members and their states, the change. */
+  public ClusterState clusterState() {
+    return membership.state();
   }
 
   private NodeView view(Member member) {

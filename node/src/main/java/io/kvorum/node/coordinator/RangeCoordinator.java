@@ -1,6 +1,7 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
@@ -23,18 +24,19 @@ import java.util.function.LongSupplier;
  * still read hold every key, by the rule of {@link RangeCoverage}, and fails once they may not.
  */
 public final class RangeCoordinator {
-  private final Topology topology;
+  private final Membership membership;
   private final Replicas replicas;
-  private final int defaultFrom;
+  private final int replicationFactor;
   private final LongSupplier wallMillis;
 
   /**
-   * @param defaultFrom the {@code from} of requests that do not say
+   * @param replicationFactor the {@code from} of requests that do not say, within the owners
    */
-  RangeCoordinator(Topology topology, Replicas replicas, int defaultFrom, LongSupplier wallMillis) {
-    this.topology = topology;
+  RangeCoordinator(
+      Membership membership, Replicas replicas, int replicationFactor, LongSupplier wallMillis) {
+    this.membership = membership;
     this.replicas = replicas;
-    this.defaultFrom = defaultFrom;
+    this.replicationFactor = replicationFactor;
     this.wallMillis = wallMillis;
   }
 
@@ -42,7 +44,9 @@ public final class RangeCoordinator {
   public ScanCursor range(KeyRange range) {
     List<NodeId> reading = new ArrayList<>();
     Map<NodeId, String> down = new LinkedHashMap<>();
-    for (NodeId node : topology.ids()) {
+    // The owners hold every key (a joining node may hold only some): coverage counts them.
+    Owners owners = membership.owners();
+    for (NodeId node : owners.state().owners()) {
       PeerTransport.PeerState state = replicas.state(node);
       if (state.reachable()) {
         reading.add(node);
@@ -50,7 +54,9 @@ public final class RangeCoordinator {
         down.put(node, state.detail());
       }
     }
-    RangeCoverage coverage = new RangeCoverage(range, topology.size(), defaultFrom, reading);
+    RangeCoverage coverage =
+        new RangeCoverage(
+            range, owners.size(), Math.min(replicationFactor, owners.size()), reading);
     down.forEach(coverage::leftOut);
     Optional<RuntimeException> gone = coverage.gone();
     if (gone.isPresent()) {

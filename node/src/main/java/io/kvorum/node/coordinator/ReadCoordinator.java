@@ -1,6 +1,6 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Placement;
+import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
@@ -20,14 +20,14 @@ import java.util.concurrent.CompletableFuture;
  * the response, stale replicas are repaired.
  */
 public final class ReadCoordinator {
-  private final Placement placement;
+  private final Membership membership;
   private final Replicas replicas;
   private final ReadRepairer repairer;
   private final Deadline deadline;
 
   ReadCoordinator(
-      Placement placement, Replicas replicas, ReadRepairer repairer, Deadline deadline) {
-    this.placement = placement;
+      Membership membership, Replicas replicas, ReadRepairer repairer, Deadline deadline) {
+    this.membership = membership;
     this.replicas = replicas;
     this.repairer = repairer;
     this.deadline = deadline;
@@ -37,7 +37,7 @@ public final class ReadCoordinator {
     QuorumCall<Optional<Record>> call =
         QuorumCall.fanOut(
             quorum,
-            placement.replicas(key, quorum.from()),
+            membership.owners().readers(key, quorum.from()),
             node -> replicas.read(node, key),
             (node, error) -> {});
     if (quorum.from() > 1) {

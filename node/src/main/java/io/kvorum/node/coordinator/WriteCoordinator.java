@@ -1,6 +1,7 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Placement;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
@@ -16,26 +17,31 @@ import java.util.concurrent.CompletableFuture;
  * peer replica that does not confirm (down, timed out, refused) gets a hint, whether or not the
  * request still reaches its quorum, except one that refused the version as too far ahead of its
  * clock; hints never count toward {@code ack}.
+ *
+ * <p>While the membership changes, a write goes to the key's replicas among the current owners and
+ * to those it will have after the change, and needs {@code ack} plus one confirmation for every
+ * replica to come ({@link Owners#writers}); the record keeps the request's {@code from}.
  */
 public final class WriteCoordinator {
-  private final Placement placement;
+  private final Membership membership;
   private final Replicas replicas;
   private final HintedHandoff handoff;
   private final Deadline deadline;
 
   WriteCoordinator(
-      Placement placement, Replicas replicas, HintedHandoff handoff, Deadline deadline) {
-    this.placement = placement;
+      Membership membership, Replicas replicas, HintedHandoff handoff, Deadline deadline) {
+    this.membership = membership;
     this.replicas = replicas;
     this.handoff = handoff;
     this.deadline = deadline;
   }
 
   public CompletableFuture<Void> write(Key key, Record record, Quorum quorum) {
+    Owners.WriteSet writers = membership.owners().writers(key, quorum.ack(), quorum.from());
     QuorumCall<Void> call =
         QuorumCall.fanOut(
-            quorum,
-            placement.replicas(key, quorum.from()),
+            new Quorum(writers.ack(), writers.nodes().size()),
+            writers.nodes(),
             node -> replicas.write(node, key, record),
             (node, error) -> {
               // A version too far ahead for the replica's clock must not reach it later either.

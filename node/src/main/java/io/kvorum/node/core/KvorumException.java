@@ -6,6 +6,7 @@ package io.kvorum.node.core;
  */
 public abstract sealed class KvorumException extends RuntimeException
     permits ClockOffsetException,
+        ClusterChangeException,
         InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,

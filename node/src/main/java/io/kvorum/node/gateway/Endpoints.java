@@ -1,10 +1,15 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.MemberState;
+import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.coordinator.NodeView;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.UnavailableException;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -90,6 +95,8 @@ final class Endpoints {
       case REPAIR -> exchange.respond(repair());
       case LIVE -> exchange.respond(json(HttpResponseStatus.OK, Map.of("status", "live")));
       case METRICS -> exchange.respond(metrics());
+      case DECOMMISSION -> exchange.respond(decommission());
+      case REMOVE -> exchange.respond(remove(request));
       case UNKNOWN -> throw new IllegalStateException("handled above");
     }
   }
@@ -98,7 +105,7 @@ final class Endpoints {
     refuseUnlessServing();
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key key = parameters.key(query, KvorumApi.PARAM_ID);
-    Quorum quorum = parameters.quorum(query, coordinator.clusterSize());
+    Quorum quorum = parameters.quorum(query, coordinator.defaultFrom(), coordinator.clusterSize());
     HttpMethod method = request.method();
     if (method.equals(HttpMethod.GET)) {
       reply(
@@ -141,12 +148,19 @@ final class Endpoints {
 
   private FullHttpResponse cluster() {
     List<Map<String, Object>> nodes = new ArrayList<>();
+    ClusterState state = coordinator.clusterState();
+    Map<NodeId, StreamFigures> streaming = coordinator.streaming();
     for (NodeView node : coordinator.clusterView()) {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("id", node.id());
       view.put("address", node.address());
       view.put("self", node.self());
-      view.put("state", node.up() ? "up" : "down");
+      MemberState member = state.state(NodeId.of(node.id())).orElse(MemberState.NORMAL);
+      view.put("state", member != MemberState.NORMAL ? member.label() : node.up() ? "up" : "down");
+      StreamFigures figures = streaming.get(NodeId.of(node.id()));
+      if (figures != null) {
+        view.put("streaming", streaming(figures));
+      }
       view.put("detail", node.detail());
       view.put("hintsPending", node.hintsPending());
       node.clockOffsetMillis().ifPresent(offset -> view.put("clockOffsetMillis", offset));
@@ -162,6 +176,8 @@ final class Endpoints {
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("node", status.nodeId());
+    body.put("epoch", state.epoch());
+    state.change().ifPresent(change -> body.put("change", MembershipView.change(change)));
     Optional<String> writesRefused = coordinator.writeRefusal();
     body.put("ready", status.ready().getAsBoolean() && writesRefused.isEmpty());
     writesRefused.ifPresent(reason -> body.put("writesRefused", reason));
@@ -181,6 +197,43 @@ final class Endpoints {
       view.put("lastError", repair.lastError());
     }
     return view;
+  }
+
+  private static Map<String, Object> streaming(StreamFigures figures) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("recordsSent", figures.recordsSent());
+    view.put("bytesSent", figures.bytesSent());
+    view.put("recordsReceived", figures.recordsReceived());
+    view.put("bytesReceived", figures.bytesReceived());
+    view.put("done", figures.done());
+    return view;
+  }
+
+  /** Starts this node's decommission; it streams its records away, leaves, and exits. */
+  private FullHttpResponse decommission() {
+    ClusterState.Change change = coordinator.decommission();
+    return json(HttpResponseStatus.ACCEPTED, MembershipView.started(change, status.nodeId()));
+  }
+
+  /** Starts the removal of a dead member. */
+  private FullHttpResponse remove(FullHttpRequest request) {
+    QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
+    String node =
+        query
+            .text(KvorumApi.PARAM_NODE)
+            .filter(text -> !text.isBlank())
+            .orElseThrow(
+                () ->
+                    new InvalidRequestException(
+                        KvorumApi.PARAM_NODE, "parameter 'node' (the id to remove) is required"));
+    NodeId id;
+    try {
+      id = NodeId.of(node);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidRequestException(KvorumApi.PARAM_NODE, e.getMessage());
+    }
+    ClusterState.Change change = coordinator.remove(id);
+    return json(HttpResponseStatus.ACCEPTED, MembershipView.started(change, status.nodeId()));
   }
 
   /** Starts a full anti-entropy round; the answer does not wait for it. */

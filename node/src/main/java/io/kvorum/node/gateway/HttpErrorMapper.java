@@ -2,6 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
@@ -41,6 +42,16 @@ final class HttpErrorMapper {
           yield problem.toResponse();
         }
         case NotEnoughReplicasException e -> notEnoughReplicas(e);
+        case ClusterChangeException e -> {
+          Problem problem =
+              Problem.of(
+                  e.reason() == ClusterChangeException.Reason.UNKNOWN_NODE
+                      ? HttpResponseStatus.NOT_FOUND
+                      : HttpResponseStatus.CONFLICT,
+                  e.getMessage());
+          e.details().forEach(problem::with);
+          yield problem.toResponse();
+        }
         case PeerUnavailableException e ->
             Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
                 .with("unavailable", e.peer().value())

@@ -59,6 +59,15 @@ final class RequestParameters {
    * replicas=A/F}. Defaults: {@code from} = cluster size, {@code ack} = majority of {@code from}.
    */
   Quorum quorum(QueryParameters query, int clusterSize) {
+    return quorum(query, clusterSize, clusterSize);
+  }
+
+  /**
+   * As {@link #quorum(QueryParameters, int)}, but a request that does not say {@code from} gets
+   * {@code defaultFrom} (min(replication factor, cluster size)); any {@code from} up to the cluster
+   * size stays allowed.
+   */
+  Quorum quorum(QueryParameters query, int defaultFrom, int clusterSize) {
     Optional<String> ackText = query.text(KvorumApi.PARAM_ACK);
     Optional<String> fromText = query.text(KvorumApi.PARAM_FROM);
     Optional<String> replicas = query.text(KvorumApi.PARAM_REPLICAS);
@@ -78,7 +87,7 @@ final class RequestParameters {
     }
     String ackName = replicas.isPresent() ? KvorumApi.PARAM_REPLICAS : KvorumApi.PARAM_ACK;
     String fromName = replicas.isPresent() ? KvorumApi.PARAM_REPLICAS : KvorumApi.PARAM_FROM;
-    int from = fromText.map(t -> positive(t, fromName, "from")).orElse(clusterSize);
+    int from = fromText.map(t -> positive(t, fromName, "from")).orElse(defaultFrom);
     if (from > clusterSize) {
       throw new InvalidRequestException(
           fromName,

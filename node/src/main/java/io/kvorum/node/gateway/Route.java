@@ -17,6 +17,8 @@ enum Route {
   LIVE(KvorumApi.PATH_LIVE, HttpMethod.GET),
   READY(KvorumApi.PATH_READY, HttpMethod.GET),
   METRICS(KvorumApi.PATH_METRICS, HttpMethod.GET),
+  DECOMMISSION(KvorumApi.PATH_DECOMMISSION, HttpMethod.POST),
+  REMOVE(KvorumApi.PATH_REMOVE, HttpMethod.POST),
   UNKNOWN(null);
 
   private final String path;

@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +52,11 @@ public final class MemoryFirstStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     return delegate.purge(deadBeforeMillis, limit);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return delegate.drop(key, version);
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -111,6 +112,11 @@ public final class MeteredStorageEngine implements StorageEngine {
                 space.written(error);
               }
             });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return delegate.drop(key, version);
   }
 
   @Override

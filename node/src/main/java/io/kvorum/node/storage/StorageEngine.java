@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -79,6 +80,14 @@ public interface StorageEngine extends AutoCloseable {
    *     done
    */
   CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit);
+
+  /**
+   * Removes the record of {@code key} if it is still the one of {@code version}: for a record this
+   * node no longer owns after a membership change. A newer record stored meanwhile is kept.
+   *
+   * @return whether a record was removed
+   */
+  CompletableFuture<Boolean> drop(Key key, Version version);
 
   /** Figures for monitoring; cheap, callable from any thread. */
   StorageStats stats();

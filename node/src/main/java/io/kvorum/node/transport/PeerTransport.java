@@ -1,11 +1,14 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -88,6 +91,32 @@ public interface PeerTransport extends AutoCloseable {
 
   /** The deadline of one batch of {@link #segments}. */
   java.time.Duration SEGMENT_BATCH_TIMEOUT = java.time.Duration.ofMinutes(1);
+
+  /**
+   * Membership: gives {@code peer} this node's cluster state and returns the peer's after it
+   * considered it (the newer of the two). Same deadline as a read.
+   */
+  default CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    return CompletableFuture.failedFuture(
+        new PeerUnavailableException(peer, "this transport carries no membership", null));
+  }
+
+  /**
+   * Membership: asks the member listening at {@code host}:{@code port} (not necessarily a peer of
+   * this transport yet) to admit {@code self} as a joining node.
+   *
+   * @return the cluster state in which {@code self} is joining
+   */
+  default CompletableFuture<ClusterState> join(String host, int port, Member self) {
+    return CompletableFuture.failedFuture(
+        new PeerUnavailableException(self.id(), "this transport carries no membership", null));
+  }
+
+  /**
+   * The members this transport keeps connections to from now on (this node among them or not):
+   * connections to new ones open, those to members no longer listed close.
+   */
+  default void members(List<Member> members) {}
 
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);

@@ -1,11 +1,14 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.UnavailableException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +61,22 @@ public interface ReplicaService {
    * @return how many hints were delivered
    */
   CompletableFuture<Long> hello(NodeId peer);
+
+  /**
+   * Membership: {@code peer}'s cluster state; answers this node's after adopting {@code state} if
+   * it was newer.
+   */
+  default CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    return CompletableFuture.failedFuture(new UnavailableException("no membership here"));
+  }
+
+  /**
+   * Membership: admits {@code member} as a joining node and answers the new state; fails with
+   * {@link UnavailableException} while another change is in progress.
+   */
+  default CompletableFuture<ClusterState> join(Member member) {
+    return CompletableFuture.failedFuture(new UnavailableException("no membership here"));
+  }
 
   /**
    * This node's wall clock, Unix milliseconds, for a peer measuring its clock offset to this node

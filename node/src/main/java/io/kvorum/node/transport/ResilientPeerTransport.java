@@ -8,6 +8,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -23,6 +25,7 @@ import io.kvorum.node.core.UnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -98,6 +101,26 @@ public final class ResilientPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return guarded(peer, "hello", () -> delegate.hello(peer));
+  }
+
+  /**
+   * Not guarded: gossip goes to every member each second whether it is up or not, and its failures
+   * must not open the breaker that client requests go through.
+   */
+  @Override
+  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    return delegate.gossip(peer, state);
+  }
+
+  /** Not guarded: the member asked is not a peer yet, and a refusal is retried by the caller. */
+  @Override
+  public CompletableFuture<ClusterState> join(String host, int port, Member self) {
+    return delegate.join(host, port, self);
+  }
+
+  @Override
+  public void members(List<Member> members) {
+    delegate.members(members);
   }
 
   @Override

@@ -48,6 +48,17 @@ class NodeOptionsTest {
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(500));
+    assertThat(config.membership().replicationFactor()).isEqualTo(3);
+  }
+
+  @Test
+  void replicationFactorIsAPositiveCount() {
+    assertThat(config("--node-id", "n1", "--replication-factor", "5").membership())
+        .isEqualTo(new NodeConfig.Membership(5));
+    assertThatThrownBy(() -> config("--node-id", "n1", "--replication-factor", "0"))
+        .hasMessageContaining("--replication-factor");
+    assertThatThrownBy(() -> config("--node-id", "n1", "--replication-factor", "three"))
+        .hasMessageContaining("--replication-factor");
   }
 
   @Test

@@ -6,6 +6,8 @@ import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Membership;
+import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
@@ -17,6 +19,7 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replication.membership.MembershipService;
 import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.FaultyStorageEngine;
@@ -25,7 +28,11 @@ import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -64,9 +71,9 @@ class CoordinatorFailureReportTest {
                 new Member(N3, "n3.test", 9090)));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     HybridLogicalClock clock = HybridLogicalClock.start(new NoCeiling());
+    Membership membership = Membership.fixed(topology);
     return new Coordinator(
-        topology,
-        new RendezvousPlacement(topology.ids()),
+        membership,
         new Replicas(N1, local, peers),
         new HintedHandoff(
             new InMemoryHintStore(),
@@ -88,7 +95,26 @@ class CoordinatorFailureReportTest {
             new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
             timers,
             System::currentTimeMillis,
-            registry));
+            registry),
+        3,
+        new MembershipService(
+            membership,
+            new MembershipStore(temporaryDirectory()),
+            local,
+            peers,
+            new MembershipService.Settings(8 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1)),
+            timers,
+            System::currentTimeMillis));
+  }
+
+  private static Path temporaryDirectory() {
+    try {
+      Path dir = Files.createTempDirectory("kvorum-membership");
+      dir.toFile().deleteOnExit();
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @AfterEach

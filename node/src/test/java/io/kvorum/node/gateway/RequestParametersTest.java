@@ -42,6 +42,20 @@ class RequestParametersTest {
     assertThat(quorum("id=k", clusterSize)).isEqualTo(new Quorum(ack, clusterSize));
   }
 
+  @ParameterizedTest(name = "N={0}, RF=3 -> {1}/{2}")
+  @CsvSource({"1, 1, 1", "2, 2, 2", "3, 2, 3", "4, 2, 3", "5, 2, 3", "9, 2, 3"})
+  void defaultsToAMajorityOfTheReplicationFactorWithinTheCluster(
+      int clusterSize, int ack, int from) {
+    assertThat(parameters.quorum(query("id=k"), Math.min(3, clusterSize), clusterSize))
+        .isEqualTo(new Quorum(ack, from));
+  }
+
+  @Test
+  void fromUpToTheClusterSizeStaysAllowedAboveTheReplicationFactor() {
+    assertThat(parameters.quorum(query("from=5"), 3, 5)).isEqualTo(new Quorum(3, 5));
+    assertRefused(() -> parameters.quorum(query("from=6"), 3, 5), "from", "cluster size (5)");
+  }
+
   @Test
   void ackAloneKeepsFromAtTheClusterSize() {
     assertThat(quorum("ack=1", 3)).isEqualTo(new Quorum(1, 3));

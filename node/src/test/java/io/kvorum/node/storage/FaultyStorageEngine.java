@@ -6,6 +6,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;
@@ -149,6 +150,11 @@ public final class FaultyStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     return faultyWrite(() -> delegate.purge(deadBeforeMillis, limit));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return faultyWrite(() -> delegate.drop(key, version));
   }
 
   @Override

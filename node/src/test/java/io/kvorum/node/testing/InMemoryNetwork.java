@@ -34,6 +34,7 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   private record Link(NodeId from, NodeId to) {}
 
   private final Map<NodeId, Endpoint> endpoints = new ConcurrentHashMap<>();
+  private final Map<String, NodeId> hosts = new ConcurrentHashMap<>();
   private final Set<Link> cut = ConcurrentHashMap.newKeySet();
   private final Map<Link, Duration> delays = new ConcurrentHashMap<>();
   private final List<InMemoryPeerTransport> transports = new CopyOnWriteArrayList<>();
@@ -86,6 +87,7 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
 
   /** Serves the node {@code config} describes until closed (no event loops needed here). */
   public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
+    config.topology().member(config.nodeId()).ifPresent(m -> hosts.put(m.host(), m.id()));
     return serve(config.nodeId(), clock, service);
   }
 
@@ -125,6 +127,11 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
   /** Messages from {@code from} to {@code to} take {@code delay} to arrive. */
   public void delay(NodeId from, NodeId to, Duration delay) {
     delays.put(new Link(from, to), delay);
+  }
+
+  /** The node serving under host name {@code host}, for a join that names only an address. */
+  Optional<NodeId> hostOf(String host) {
+    return Optional.ofNullable(hosts.get(host));
   }
 
   Optional<Endpoint> endpoint(NodeId node) {

@@ -1,6 +1,8 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
@@ -180,6 +182,21 @@ final class InMemoryPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return send(peer, helloTimeout, service -> service.hello(self));
+  }
+
+  @Override
+  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    return send(peer, callTimeout, service -> service.gossip(self, state));
+  }
+
+  @Override
+  public CompletableFuture<ClusterState> join(String host, int port, Member member) {
+    Optional<NodeId> peer = network.hostOf(host);
+    if (peer.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          unavailable(member.id(), "no node at " + host + ":" + port, null));
+    }
+    return send(peer.get(), helloTimeout, service -> service.join(member));
   }
 
   @Override

@@ -29,11 +29,14 @@ public final class LocalCluster implements AutoCloseable {
   private final InMemoryNetwork network = new InMemoryNetwork();
   private final List<TestNode> nodes = new ArrayList<>();
   private final List<NodeId> ids;
+  private final UnaryOperator<TestConfig> tweak;
 
   private LocalCluster(
       Path root, int size, UnaryOperator<TestConfig> tweak, Function<NodeId, LongSupplier> walls) {
     this.root = root;
-    this.ids = IntStream.rangeClosed(1, size).mapToObj(i -> NodeId.of("n" + i)).toList();
+    this.tweak = tweak;
+    this.ids =
+        new ArrayList<>(IntStream.rangeClosed(1, size).mapToObj(i -> NodeId.of("n" + i)).toList());
     List<Member> members = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       members.add(new Member(ids.get(i), "n" + (i + 1) + ".test", 9090));
@@ -84,7 +87,7 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   public List<NodeId> ids() {
-    return ids;
+    return List.copyOf(ids);
   }
 
   /** A client of node {@code i}, counted from 1. */
@@ -121,6 +124,32 @@ public final class LocalCluster implements AutoCloseable {
               }
             });
     return ready;
+  }
+
+  /**
+   * Starts a new node, {@code n<size + 1>}, on an empty data directory, joining the cluster through
+   * node {@code via}; returns once it serves HTTP. It is ready ({@link TestNode#ready()}) once it
+   * has streamed its records and become a normal member.
+   *
+   * @return the new node's number
+   */
+  public int join(int via) {
+    int i = nodes.size() + 1;
+    NodeId id = NodeId.of("n" + i);
+    Member self = new Member(id, "n" + i + ".test", 9090);
+    TestConfig config =
+        tweak
+            .apply(
+                TestConfig.in(root.resolve(id.value())).topology(new Topology(id, List.of(self))))
+            .join("n" + via + ".test", 9090);
+    ids.add(id);
+    nodes.add(
+        TestNode.launch(
+            config.build(),
+            NodeBootstrap.StorageFactory.ROCKSDB,
+            network,
+            System::currentTimeMillis));
+    return i;
   }
 
   /** Whether node {@code i} serves its peers (it may still be catching up). */

@@ -27,6 +27,8 @@ public final class TestConfig {
   // Rounds an hour apart: no test sees anti-entropy mend what it checks unless it asks for it.
   private long repairRate = 8 << 20;
   private Duration repairInterval = Duration.ofHours(1);
+  private int replicationFactor = NodeConfig.Membership.DEFAULT_REPLICATION_FACTOR;
+  private NodeConfig.Address join;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -113,6 +115,18 @@ public final class TestConfig {
     return this;
   }
 
+  /** Copies of a key when a request does not say ({@code --replication-factor}). */
+  public TestConfig replicationFactor(int factor) {
+    this.replicationFactor = factor;
+    return this;
+  }
+
+  /** {@code --join host:port}: the node joins a running cluster through that member. */
+  public TestConfig join(String host, int port) {
+    this.join = new NodeConfig.Address(host, port);
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -135,6 +149,7 @@ public final class TestConfig {
         new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
         Duration.ofSeconds(5),
         maxClockOffset,
-        new NodeConfig.Repair(repairRate, repairInterval));
+        new NodeConfig.Repair(repairRate, repairInterval),
+        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join)));
   }
 }

@@ -11,6 +11,7 @@ import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /** A real node in this JVM, listening on a free port of 127.0.0.1, with a client for it. */
@@ -61,7 +62,26 @@ public final class TestNode implements AutoCloseable {
     return node;
   }
 
+  /**
+   * Starts a node as above and returns once it serves HTTP, not waiting until it is ready (a
+   * joining node is ready once its records are streamed): see {@link #ready()}.
+   */
+  public static TestNode launch(
+      NodeConfig config,
+      NodeBootstrap.StorageFactory storage,
+      NodeBootstrap.Interconnect network,
+      LongSupplier wall) {
+    TestNode node = new TestNode(config, storage, network, wall);
+    node.launch();
+    return node;
+  }
+
   private void boot() {
+    launch();
+    node.awaitReady();
+  }
+
+  private void launch() {
     node =
         NodeBootstrap.start(
             config,
@@ -69,8 +89,21 @@ public final class TestNode implements AutoCloseable {
             network,
             Threading.fromSystemProperties(),
             wall);
-    node.awaitReady();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
+    // A decommissioned node stops once it has left, as the process does.
+    NodeBootstrap started = node;
+    started.left().thenRunAsync(started::shutdown);
+  }
+
+  /** Completes once the node reports ready. */
+  public CompletableFuture<Void> ready() {
+    NodeBootstrap started = node;
+    return CompletableFuture.runAsync(started::awaitReady);
+  }
+
+  /** Whether the node has stopped by itself, e.g. after its decommission. */
+  public boolean left() {
+    return node.left().isDone();
   }
 
   public int port() {

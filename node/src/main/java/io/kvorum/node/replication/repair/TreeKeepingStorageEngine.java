@@ -6,6 +6,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import java.util.List;
@@ -104,6 +105,11 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
               }
               return result;
             });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return delegate.drop(key, version);
   }
 
   @Override

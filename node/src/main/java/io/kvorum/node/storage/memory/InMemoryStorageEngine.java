@@ -6,6 +6,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import java.util.ArrayList;
@@ -107,6 +108,25 @@ public final class InMemoryStorageEngine implements StorageEngine {
   @Override
   public ScanCursor scan(KeyRange range) {
     return new Cursor(range);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return checkOpen("drop", key)
+        .thenApply(
+            ignored ->
+                shared(
+                    () -> {
+                      boolean[] gone = {false};
+                      // Atomic per key against concurrent puts: a newer record is never removed.
+                      records.computeIfPresent(
+                          key,
+                          (k, current) -> {
+                            gone[0] = current.version().equals(version);
+                            return gone[0] ? null : current;
+                          });
+                      return gone[0];
+                    }));
   }
 
   @Override

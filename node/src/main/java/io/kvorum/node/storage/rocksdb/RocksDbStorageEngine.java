@@ -7,6 +7,7 @@ import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.StorageEngine;
@@ -246,6 +247,30 @@ public final class RocksDbStorageEngine implements StorageEngine {
   @Override
   public ScanCursor scan(KeyRange range) {
     return new RocksDbCursor(this, db, records, range);
+  }
+
+  /**
+   * Under the exclusive side of the purge gate, as a purge: a write landing between the read and
+   * the delete would be deleted with the record.
+   */
+  @Override
+  public CompletableFuture<Boolean> drop(Key key, Version version) {
+    return submit(
+        "drop",
+        key,
+        () -> {
+          long stamp = purgeGate.writeLock();
+          try {
+            byte[] stored = db.get(records, pointReads, key.bytes());
+            if (stored == null || !RecordCodec.decode(stored).version().equals(version)) {
+              return false;
+            }
+            db.delete(records, options.writes, key.bytes());
+            return true;
+          } finally {
+            purgeGate.unlockWrite(stamp);
+          }
+        });
   }
 
   @Override

@@ -1,10 +1,13 @@
 package io.kvorum.node.transport.grpc;
 
+import com.google.protobuf.ByteString;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
@@ -15,8 +18,11 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.proto.replica.v1.GossipRequest;
+import io.kvorum.proto.replica.v1.GossipResponse;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.JoinRequest;
 import io.kvorum.proto.replica.v1.PingRequest;
 import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReadRequest;
@@ -27,6 +33,7 @@ import io.kvorum.proto.replica.v1.WriteRequest;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,7 +43,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * {@link PeerTransport} over gRPC: channels to every peer on the node's event loops; replica reads
@@ -57,7 +63,11 @@ public final class GrpcPeerTransport implements PeerTransport {
   private final NodeId self;
   private final Duration callTimeout;
   private final Duration helloTimeout;
-  private final Map<NodeId, List<PeerChannel>> peers;
+  private final Map<NodeId, List<PeerChannel>> peers = new ConcurrentHashMap<>();
+  private final Map<NodeId, Member> addresses = new ConcurrentHashMap<>();
+  private final WireEdge edge;
+  private final int maxMessageBytes;
+  private final boolean channelPerLoop;
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
   private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
 
@@ -82,18 +92,46 @@ public final class GrpcPeerTransport implements PeerTransport {
     this.self = topology.self();
     this.callTimeout = callTimeout;
     this.helloTimeout = helloTimeout;
-    WireEdge edge = new WireEdge(clock);
-    this.peers =
-        topology.peers().stream()
-            .collect(
-                Collectors.toUnmodifiableMap(
-                    Member::id,
-                    member ->
-                        connectOn(
-                            channelPerLoop ? loops.loops() : List.of(loops.next()),
-                            member,
-                            edge,
-                            maxMessageBytes)));
+    this.edge = new WireEdge(clock);
+    this.maxMessageBytes = maxMessageBytes;
+    this.channelPerLoop = channelPerLoop;
+    members(topology.members());
+  }
+
+  /**
+   * Keeps channels to exactly {@code members} (but this node): opens them to new members and to
+   * members whose address changed, closes those to members gone.
+   */
+  @Override
+  public synchronized void members(List<Member> members) {
+    Map<NodeId, Member> wanted = new HashMap<>();
+    for (Member member : members) {
+      if (!member.id().equals(self)) {
+        wanted.put(member.id(), member);
+      }
+    }
+    for (NodeId gone : List.copyOf(addresses.keySet())) {
+      Member now = wanted.get(gone);
+      if (now == null || !now.equals(addresses.get(gone))) {
+        addresses.remove(gone);
+        List<PeerChannel> channels = peers.remove(gone);
+        if (channels != null) {
+          channels.forEach(PeerChannel::close);
+        }
+      }
+    }
+    for (Member member : wanted.values()) {
+      if (!addresses.containsKey(member.id())) {
+        addresses.put(member.id(), member);
+        peers.put(
+            member.id(),
+            connectOn(
+                channelPerLoop ? loops.loops() : List.of(loops.next()),
+                member,
+                edge,
+                maxMessageBytes));
+      }
+    }
   }
 
   /** A channel to {@code member} on each of {@code on}; the first one is the primary. */
@@ -230,6 +268,70 @@ public final class GrpcPeerTransport implements PeerTransport {
   }
 
   @Override
+  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    CompletableFuture<ClusterState> answer = new CompletableFuture<>();
+    channel(peer)
+        .stub()
+        .withDeadlineAfter(callTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .gossip(
+            GossipRequest.newBuilder()
+                .setNodeId(self.value())
+                .setClusterState(ByteString.copyFrom(ClusterStateCodec.encode(state)))
+                .build(),
+            stateObserver(peer, "gossip", answer));
+    return answer;
+  }
+
+  /**
+   * A channel of its own to the member asked, closed once it answered: it is not a peer yet, and
+   * may never be one under that address.
+   */
+  @Override
+  public CompletableFuture<ClusterState> join(String host, int port, Member member) {
+    PeerChannel channel =
+        connect(new Member(member.id(), host, port), loops.next(), false, edge, maxMessageBytes);
+    CompletableFuture<ClusterState> answer = new CompletableFuture<>();
+    channel
+        .stub()
+        .withDeadlineAfter(helloTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .join(
+            JoinRequest.newBuilder()
+                .setNodeId(member.id().value())
+                .setHost(member.host())
+                .setGrpcPort(member.grpcPort())
+                .build(),
+            stateObserver(member.id(), "join via " + host + ":" + port, answer));
+    // Closing waits for the channel to terminate: not on the event loop that completed the call.
+    return answer.whenCompleteAsync((state, error) -> channel.close());
+  }
+
+  private static StreamObserver<GossipResponse> stateObserver(
+      NodeId peer, String what, CompletableFuture<ClusterState> answer) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(GossipResponse response) {
+        try {
+          answer.complete(ClusterStateCodec.decode(response.getClusterState().toByteArray()));
+        } catch (IllegalArgumentException e) {
+          answer.completeExceptionally(
+              new PeerUnavailableException(peer, what + ": " + e.getMessage(), e));
+        }
+      }
+
+      @Override
+      public void onError(Throwable error) {
+        answer.completeExceptionally(WireEdge.fromStatus(peer, what, error));
+      }
+
+      @Override
+      public void onCompleted() {
+        answer.completeExceptionally(
+            new PeerUnavailableException(peer, what + " ended without an answer", null));
+      }
+    };
+  }
+
+  @Override
   public CompletableFuture<Long> ping(NodeId peer) {
     CompletableFuture<Long> wall = new CompletableFuture<>();
     channel(peer)
@@ -268,7 +370,11 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public PeerState state(NodeId peer) {
-    ConnectivityState state = channels(peer).get(0).state();
+    List<PeerChannel> channels = peers.get(peer);
+    if (channels == null) {
+      return new PeerState(false, "not a member");
+    }
+    ConnectivityState state = channels.get(0).state();
     boolean reachable =
         state != ConnectivityState.TRANSIENT_FAILURE && state != ConnectivityState.SHUTDOWN;
     return new PeerState(reachable, "connection " + state.name().toLowerCase(Locale.ROOT));
@@ -281,7 +387,7 @@ public final class GrpcPeerTransport implements PeerTransport {
 
   @Override
   public void peerAnnounced(NodeId peer) {
-    channels(peer).forEach(PeerChannel::reconnectNow);
+    peers.getOrDefault(peer, List.of()).forEach(PeerChannel::reconnectNow);
   }
 
   /** The channel to {@code peer} on the calling thread's loop, else the first one. */
@@ -298,7 +404,7 @@ public final class GrpcPeerTransport implements PeerTransport {
   private List<PeerChannel> channels(NodeId peer) {
     List<PeerChannel> channels = peers.get(peer);
     if (channels == null) {
-      throw new PeerUnavailableException(peer, "it is not in the topology", null);
+      throw new PeerUnavailableException(peer, "it is not a member", null);
     }
     return channels;
   }

@@ -1,7 +1,11 @@
 package io.kvorum.node.transport.grpc;
 
+import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.ClusterStateCodec;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -10,8 +14,11 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.proto.replica.v1.GossipRequest;
+import io.kvorum.proto.replica.v1.GossipResponse;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.JoinRequest;
 import io.kvorum.proto.replica.v1.PingRequest;
 import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
@@ -208,6 +215,54 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
       done = true;
       cursor.close();
     }
+  }
+
+  @Override
+  public void gossip(GossipRequest request, StreamObserver<GossipResponse> responses) {
+    CompletableFuture<ClusterState> answer;
+    try {
+      answer =
+          service.gossip(
+              NodeId.of(request.getNodeId()),
+              ClusterStateCodec.decode(request.getClusterState().toByteArray()));
+    } catch (IllegalArgumentException e) {
+      answer =
+          CompletableFuture.failedFuture(new InvalidRequestException("gossip", e.getMessage()));
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answerState(answer, responses);
+  }
+
+  @Override
+  public void join(JoinRequest request, StreamObserver<GossipResponse> responses) {
+    CompletableFuture<ClusterState> answer;
+    try {
+      answer =
+          service.join(
+              new Member(NodeId.of(request.getNodeId()), request.getHost(), request.getGrpcPort()));
+    } catch (IllegalArgumentException e) {
+      answer = CompletableFuture.failedFuture(new InvalidRequestException("join", e.getMessage()));
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answerState(answer, responses);
+  }
+
+  private static void answerState(
+      CompletableFuture<ClusterState> answer, StreamObserver<GossipResponse> responses) {
+    answer.whenComplete(
+        (state, error) -> {
+          if (error != null) {
+            responses.onError(Failures.unwrap(error));
+          } else {
+            responses.onNext(
+                GossipResponse.newBuilder()
+                    .setClusterState(ByteString.copyFrom(ClusterStateCodec.encode(state)))
+                    .build());
+            responses.onCompleted();
+          }
+        });
   }
 
   @Override

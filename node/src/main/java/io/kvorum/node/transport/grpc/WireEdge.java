@@ -27,8 +27,11 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.proto.replica.v1.CallFailure;
+import io.kvorum.proto.replica.v1.GossipRequest;
+import io.kvorum.proto.replica.v1.GossipResponse;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
+import io.kvorum.proto.replica.v1.JoinRequest;
 import io.kvorum.proto.replica.v1.PingRequest;
 import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaError;
@@ -119,6 +122,9 @@ final class WireEdge {
           case TreeHashesRequest m -> m.toBuilder().setHlc(hlc).build();
           case TreeHashesResponse m -> m.toBuilder().setHlc(hlc).build();
           case SegmentsRequest m -> m.toBuilder().setHlc(hlc).build();
+          case GossipRequest m -> m.toBuilder().setHlc(hlc).build();
+          case GossipResponse m -> m.toBuilder().setHlc(hlc).build();
+          case JoinRequest m -> m.toBuilder().setHlc(hlc).build();
           default -> throw new IllegalArgumentException(notOurs(message));
         };
     return (T) stamped;
@@ -138,6 +144,9 @@ final class WireEdge {
           case TreeHashesRequest m -> m.getHlc();
           case TreeHashesResponse m -> m.getHlc();
           case SegmentsRequest m -> m.getHlc();
+          case GossipRequest m -> m.getHlc();
+          case GossipResponse m -> m.getHlc();
+          case JoinRequest m -> m.getHlc();
           default -> throw new IllegalArgumentException(notOurs(message));
         });
   }

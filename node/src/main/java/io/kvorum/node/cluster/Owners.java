@@ -1,0 +1,91 @@
+package io.kvorum.node.cluster;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Who holds a key under one {@link ClusterState}, by Cassandra's pending-ranges rule: the <em>read
+ * set</em> is the rendezvous ranking over the members that own data now (normal and leaving); the
+ * <em>target set</em> is the ranking over the members that will own it once the change completes
+ * (normal and joining). Reads go to the read set; writes go to both, and need {@code ack} plus one
+ * more answer for every target not in the read set (Cassandra's blockFor), so any {@code ack}
+ * answers among the read set, and any {@code ack} among the target set, meet every acknowledged
+ * write. Without a change in progress both sets are the same. Immutable, thread-safe.
+ */
+public final class Owners {
+  private final ClusterState state;
+  private final Placement read;
+  private final Placement target;
+
+  /**
+   * The replicas a write goes to and how many must confirm it.
+   *
+   * @param nodes the read set's replicas, then the target set's that are not among them
+   * @param ack the confirmations needed: the request's {@code ack} plus the pending targets
+   */
+  public record WriteSet(List<NodeId> nodes, int ack) {}
+
+  public Owners(ClusterState state) {
+    this.state = state;
+    this.read = new RendezvousPlacement(state.owners());
+    this.target =
+        state.change().isEmpty() ? read : new RendezvousPlacement(nonEmpty(state.targets()));
+  }
+
+  private List<NodeId> nonEmpty(List<NodeId> nodes) {
+    return nodes.isEmpty() ? state.owners() : nodes;
+  }
+
+  public ClusterState state() {
+    return state;
+  }
+
+  /** The number of members that own data now: the largest {@code from} a request may ask. */
+  public int size() {
+    return read.clusterSize();
+  }
+
+  /** The first {@code from} of {@code key}'s ranking among the owners. */
+  public List<NodeId> readers(Key key, int from) {
+    return read.replicas(key, Math.min(from, read.clusterSize()));
+  }
+
+  /** The first {@code from} of {@code key}'s ranking among the members after the change. */
+  public List<NodeId> targets(Key key, int from) {
+    return target.replicas(key, Math.min(from, target.clusterSize()));
+  }
+
+  /** Whether a change is in progress, so that writes may go to more nodes than reads. */
+  public boolean changing() {
+    return target != read;
+  }
+
+  /** Where a write of {@code from} copies goes and how many must confirm it, for {@code ack}. */
+  public WriteSet writers(Key key, int ack, int from) {
+    List<NodeId> readers = readers(key, from);
+    if (!changing()) {
+      return new WriteSet(readers, ack);
+    }
+    List<NodeId> nodes = new ArrayList<>(readers);
+    int pending = 0;
+    for (NodeId node : targets(key, from)) {
+      if (!readers.contains(node)) {
+        nodes.add(node);
+        pending++;
+      }
+    }
+    return new WriteSet(List.copyOf(nodes), ack + pending);
+  }
+
+  /** The placement over the owners, for code that ranks keys as reads do. */
+  public Placement readPlacement() {
+    return read;
+  }
+
+  /** The placement over the members after the change. */
+  public Placement targetPlacement() {
+    return target;
+  }
+}

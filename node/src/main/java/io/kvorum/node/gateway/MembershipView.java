@@ -1,0 +1,30 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.node.cluster.ClusterState;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Membership changes as the HTTP API shows them. */
+final class MembershipView {
+  private MembershipView() {}
+
+  /** {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}. */
+  static Map<String, Object> change(ClusterState.Change change) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("kind", change.kind().label());
+    view.put("node", change.node().value());
+    view.put("epoch", change.epoch());
+    view.put("started", Instant.ofEpochMilli(change.startedMillis()).toString());
+    return view;
+  }
+
+  /** The answer to a change started: {@code 202} with the change. */
+  static Map<String, Object> started(ClusterState.Change change, String node) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "started");
+    body.put("node", node);
+    body.put("change", change(change));
+    return body;
+  }
+}

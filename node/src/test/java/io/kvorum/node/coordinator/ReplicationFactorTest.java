@@ -1,0 +1,51 @@
+package io.kvorum.node.coordinator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.Consistency;
+import io.kvorum.node.testing.LocalCluster;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --replication-factor} (SPEC §1, §2): the default {@code from} is min(RF, N), so a larger
+ * cluster keeps RF copies of a key, and a request may still ask for more, up to N.
+ */
+class ReplicationFactorTest {
+  private static int copies(LocalCluster cluster, String key) {
+    int copies = 0;
+    for (int node = 1; node <= cluster.size(); node++) {
+      copies += cluster.node(node).stored(key).isPresent() ? 1 : 0;
+    }
+    return copies;
+  }
+
+  @Test
+  void fiveNodesWithReplicationFactorThreeKeepThreeCopiesUnlessARequestAsksForMore() {
+    try (LocalCluster cluster = LocalCluster.start(5, c -> c.replicationFactor(3))) {
+      for (int i = 0; i < 40; i++) {
+        cluster.client(1 + i % 5).put("rf-" + i, "v" + i);
+      }
+      for (int i = 0; i < 40; i++) {
+        assertThat(copies(cluster, "rf-" + i)).as("copies of rf-%d", i).isEqualTo(3);
+        assertThat(cluster.client(1 + (i + 2) % 5).getUtf8("rf-" + i)).hasValue("v" + i);
+      }
+      for (int i = 0; i < 10; i++) {
+        cluster
+            .client(1 + i % 5)
+            .put(("all-" + i).getBytes(UTF_8), "v".getBytes(UTF_8), Consistency.of(3, 5));
+        assertThat(copies(cluster, "all-" + i)).isEqualTo(5);
+      }
+    }
+  }
+
+  @Test
+  void clustersSmallerThanTheReplicationFactorKeepACopyOnEveryNode() {
+    try (LocalCluster cluster = LocalCluster.start(2, c -> c.replicationFactor(3))) {
+      for (int i = 0; i < 20; i++) {
+        cluster.client(1 + i % 2).put("small-" + i, "v");
+        assertThat(copies(cluster, "small-" + i)).isEqualTo(2);
+      }
+    }
+  }
+}
