@@ -255,6 +255,47 @@ class AdminCommandsTest {
     }
   }
 
+  @Test
+  void statusAfterAJoinShowsTheNewNodeUpWithTheRecordsItReportsToTheOldOnes() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      for (int i = 0; i < 60; i++) {
+        cluster.client(1).put("joined/" + i, "v");
+      }
+      int joined = cluster.join(1);
+      assertThat(cluster.node(joined).ready()).succeedsWithin(Duration.ofSeconds(60));
+      String id = cluster.id(joined).value();
+      // Old nodes measure a member that joined by their heartbeat from then on.
+      Awaitility.await(id + "'s records in n2's view")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode member = null;
+                for (JsonNode m : clusterView(cluster.client(2)).path("nodes")) {
+                  if (m.path("id").asText().equals(id)) {
+                    member = m;
+                  }
+                }
+                assertThat(member).as("%s in n2's view", id).isNotNull();
+                assertThat(member.path("state").asText()).isEqualTo("up");
+                assertThat(member.path("records").asLong()).isPositive();
+                assertThat(member.path("clockOffsetMillis").isNumber()).isTrue();
+              });
+
+      Run run =
+          run(
+              "status",
+              "--host",
+              "127.0.0.1",
+              "--port",
+              String.valueOf(cluster.node(2).address().getPort()));
+
+      assertThat(run.exit()).isZero();
+      List<String> lines = run.out().lines().toList();
+      assertThat(lines.get(0)).startsWith("Cluster as n2 sees it (epoch ").contains("4 members");
+      assertThat(row(lines, id)).matches(" +" + id + " +up +" + id + "\\.test:9090 +[1-9].*");
+    }
+  }
+
   private static String row(List<String> lines, String id) {
     return lines.stream()
         .filter(l -> l.matches("[* ] +" + id + " .*"))
