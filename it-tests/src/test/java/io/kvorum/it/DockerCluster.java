@@ -86,9 +86,12 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
     return node;
   }
 
-  /** Forgets the last node (it left the cluster) and removes its container. */
-  void removeLast() {
-    nodes.removeLast().close();
+  /**
+   * Forgets the last node (it left the cluster): the cluster no longer counts or asks it. Its
+   * container stays for the caller, who closes it.
+   */
+  NodeContainer forgetLast() {
+    return nodes.removeLast();
   }
 
   @Override
