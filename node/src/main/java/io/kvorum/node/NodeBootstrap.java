@@ -9,6 +9,7 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.cluster.MembershipStore;
+import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.Coordinator;
@@ -178,6 +179,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private Coordinator coordinator;
   private Membership membership;
   private MembershipService membershipService;
+  private TreeKeepingStorageEngine treeKeeper;
   private EventLoops httpLoops;
   private EventLoops grpcLoops;
   private CompletableFuture<Void> caughtUp;
@@ -316,6 +318,7 @@ public final class NodeBootstrap implements AutoCloseable {
             timers,
             clock::wallMillis);
     resources.push(membershipService);
+    followMembership();
     serveReplicas(
         new MemberReplicaService(
             new LocalReplicaService(storage, handoff, clock, config.maxClockOffset(), antiEntropy),
@@ -383,6 +386,25 @@ public final class NodeBootstrap implements AutoCloseable {
                       httpAddress,
                       dataDir.toAbsolutePath());
                 });
+  }
+
+  /**
+   * Anti-entropy follows the membership: when the members that own data change, its per-peer trees
+   * are rebuilt over them (and fed by every write from then on).
+   */
+  private void followMembership() {
+    java.util.concurrent.atomic.AtomicReference<List<NodeId>> owners =
+        new java.util.concurrent.atomic.AtomicReference<>(membership.state().owners());
+    membership.onChange(
+        state -> {
+          List<NodeId> now = state.owners();
+          if (!now.equals(owners.getAndSet(now))) {
+            HashTrees next =
+                new HashTrees(config.nodeId(), state.ids(), new Owners(state).readPlacement());
+            treeKeeper.use(next);
+            antiEntropy.rebuild(next);
+          }
+        });
   }
 
   private List<NodeId> peerIds(ClusterState state) {
@@ -500,8 +522,9 @@ public final class NodeBootstrap implements AutoCloseable {
    * reading from memory first if so switched.
    */
   private StorageEngine storageEngine(LocalStorage local, HashTrees trees) {
-    StorageEngine tracked =
+    treeKeeper =
         new TreeKeepingStorageEngine(new MeteredStorageEngine(local.records(), registry), trees);
+    StorageEngine tracked = treeKeeper;
     return threading.memoryFirstReads() ? new MemoryFirstStorageEngine(tracked) : tracked;
   }
 

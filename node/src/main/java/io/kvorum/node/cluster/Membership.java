@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * before anyone here acts on it, and the epoch each peer last reported (its acknowledgement of a
  * change). Two different states of the same epoch (two changes started at once on two nodes) are
  * settled the same way on every node: the one whose encoding sorts last wins, the other change is
- * dropped. Thread-safe; listeners run on the thread that adopted the state, after it is stored.
+ * dropped; two different states of the same epoch without a change (nodes seeded with different
+ * {@code --peers}) are a misconfiguration: each node keeps its own and logs it. Thread-safe;
+ * listeners run on the thread that adopted the state, after it is stored.
  */
 public final class Membership {
   private static final Logger log = LoggerFactory.getLogger(Membership.class);
@@ -26,6 +28,7 @@ public final class Membership {
   private final Optional<MembershipStore> store;
   private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
   private final Map<NodeId, Long> seen = new ConcurrentHashMap<>();
+  private final java.util.Set<Long> conflictLogged = ConcurrentHashMap.newKeySet();
   private volatile Owners owners;
   private volatile byte[] encoded;
 
@@ -76,6 +79,20 @@ public final class Membership {
         return false;
       }
       if (other.epoch() == current.epoch() && Arrays.compare(bytes, encoded) <= 0) {
+        return false;
+      }
+      if (other.epoch() == current.epoch()
+          && current.change().isEmpty()
+          && other.change().isEmpty()) {
+        // Two seeds of different --peers, not two changes started at once: neither may win.
+        if (conflictLogged.add(other.epoch())) {
+          log.error(
+              "a peer holds a different membership at epoch {} ({}) than this node ({}): the"
+                  + " nodes were seeded with different --peers; keeping this node's",
+              other.epoch(),
+              other.ids(),
+              current.ids());
+        }
         return false;
       }
       install(other, bytes);

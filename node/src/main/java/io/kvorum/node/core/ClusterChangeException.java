@@ -15,7 +15,9 @@ public final class ClusterChangeException extends KvorumException {
     /** The node named is not a member (HTTP 404). */
     UNKNOWN_NODE,
     /** The node is up: it must leave by decommission, not removal (HTTP 409). */
-    NODE_IS_UP
+    NODE_IS_UP,
+    /** The node is the last member that would own data (HTTP 409). */
+    LAST_MEMBER
   }
 
   private final Reason reason;

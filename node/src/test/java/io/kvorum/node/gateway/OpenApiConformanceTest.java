@@ -100,7 +100,57 @@ class OpenApiConformanceTest {
     r.put("GET /health/ready 200", () -> send("GET", KvorumApi.PATH_READY));
     r.put("GET /health/ready 503", () -> whileDraining(KvorumApi.PATH_READY));
     r.put("GET /metrics 200", () -> send("GET", KvorumApi.PATH_METRICS));
+    r.put("POST /v0/cluster/remove 400", () -> send("POST", KvorumApi.PATH_REMOVE + "?node=n1"));
+    r.put("POST /v0/cluster/remove 404", () -> send("POST", KvorumApi.PATH_REMOVE + "?node=zz"));
+    r.put("POST /v0/cluster/remove 409", () -> membershipChanges().get("remove live"));
+    r.put("POST /v0/cluster/remove 202", () -> membershipChanges().get("remove dead"));
+    r.put("POST /v0/cluster/decommission 409", () -> membershipChanges().get("second change"));
+    r.put("POST /v0/cluster/decommission 202", () -> membershipChanges().get("decommission"));
     return r;
+  }
+
+  private Map<String, Integer> changes;
+
+  /**
+   * The answers of membership changes, from one scenario on a 3-node cluster: removing a live node,
+   * removing a dead one, a second change while that one runs, and a decommission after it.
+   */
+  private Map<String, Integer> membershipChanges() throws Exception {
+    if (changes != null) {
+      return changes;
+    }
+    changes = new TreeMap<>();
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      changes.put("remove live", post(cluster, 1, KvorumApi.PATH_REMOVE + "?node=n2"));
+      cluster.stop(3);
+      changes.put("remove dead", post(cluster, 1, KvorumApi.PATH_REMOVE + "?node=n3"));
+      changes.put("second change", post(cluster, 1, KvorumApi.PATH_DECOMMISSION));
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> get(cluster, 2, KvorumApi.PATH_CLUSTER).path("nodes").size() == 2);
+      changes.put("decommission", post(cluster, 2, KvorumApi.PATH_DECOMMISSION));
+    }
+    return changes;
+  }
+
+  private static int post(LocalCluster cluster, int node, String target) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(cluster.node(node).url(target)))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+
+  private static JsonNode get(LocalCluster cluster, int node, String target) throws Exception {
+    return new ObjectMapper()
+        .readTree(
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(URI.create(cluster.node(node).url(target))).build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .body());
   }
 
   @Test

@@ -90,6 +90,22 @@ public final class ProcessCluster implements AutoCloseable {
     nodes[i].awaitReady();
   }
 
+  /** Node {@code i}'s inter-node port. */
+  public int grpcPort(int i) {
+    return grpcPorts[i];
+  }
+
+  /** Node {@code i}'s HTTP port. */
+  public int httpPort(int i) {
+    return httpPorts[i];
+  }
+
+  /** Starts node {@code i} again on its data without waiting for it to be ready. */
+  public NodeProcess relaunch(int i) {
+    launch(i);
+    return nodes[i];
+  }
+
   public NodeProcess node(int i) {
     return nodes[i];
   }

@@ -97,7 +97,10 @@ public final class MembershipService implements AutoCloseable {
 
   private void changed(ClusterState state) {
     transport.members(state.members());
-    if (state.state(membership.self()).orElse(null) == MemberState.NORMAL) {
+    // A leaving node restarted mid-decommission still serves its keys until it has left.
+    MemberState mine = state.state(membership.self()).orElse(null);
+    // Epoch 0 is a joining node not admitted yet: it holds only itself.
+    if (state.epoch() > 0 && (mine == MemberState.NORMAL || mine == MemberState.LEAVING)) {
       joined.complete(null);
     }
     if (state.change().isEmpty()) {
@@ -235,6 +238,12 @@ public final class MembershipService implements AutoCloseable {
 
   /** Starts this node's decommission; it streams its records away and then leaves. */
   public ClusterState.Change decommission() {
+    if (membership.state().targets().size() < 2) {
+      throw new ClusterChangeException(
+          ClusterChangeException.Reason.LAST_MEMBER,
+          "the last member of the cluster cannot leave it",
+          Map.of("node", membership.self().value()));
+    }
     return propose(
         membership.self(),
         ClusterState.Kind.DECOMMISSION,

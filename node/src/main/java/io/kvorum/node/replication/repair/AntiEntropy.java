@@ -60,10 +60,10 @@ public final class AntiEntropy implements AutoCloseable {
     static final PeerRepair NEVER = new PeerRepair(0, 0, 0, null);
   }
 
-  private final HashTrees trees;
+  private volatile HashTrees trees;
   private final StorageEngine storage;
   private final PeerTransport transport;
-  private final List<NodeId> peers;
+  private volatile List<NodeId> peers;
   private final Settings settings;
   private final ScheduledExecutorService timer;
   private final LongSupplier nowMillis;
@@ -124,6 +124,29 @@ public final class AntiEntropy implements AutoCloseable {
 
   /** Builds the trees by one scan of storage, then starts the rounds; completes once built. */
   public CompletableFuture<Void> start() {
+    return build(trees, built);
+  }
+
+  /**
+   * The membership changed: exchanges from now on use {@code next}, trees over the new owners,
+   * built by one scan of storage (peers' exchanges are refused until then, as at start). Purging
+   * waits again for two full rounds with the new peers.
+   */
+  public void rebuild(HashTrees next) {
+    synchronized (this) {
+      trees = next;
+      peers = next.nodes().stream().filter(n -> !n.equals(next.self())).toList();
+      lastFullRoundStart = -1;
+      previousFullRoundStart = -1;
+    }
+    for (NodeId peer : peers) {
+      status.putIfAbsent(peer, PeerRepair.NEVER);
+    }
+    log.info("membership changed: rebuilding the hash trees for peers {}", peers);
+    build(next, new CompletableFuture<>());
+  }
+
+  private CompletableFuture<Void> build(HashTrees trees, CompletableFuture<Void> built) {
     long startedAt = System.nanoTime();
     Batches.forEach(
             storage.scan(EVERYTHING),
@@ -147,10 +170,15 @@ public final class AntiEntropy implements AutoCloseable {
                   TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
               built.complete(null);
               boolean asked;
+              boolean roundRunning;
               synchronized (this) {
                 asked = requested;
+                roundRunning = running;
               }
-              schedule(asked ? 0 : settings.interval().toMillis());
+              // A round running schedules the next one when it ends.
+              if (!roundRunning) {
+                schedule(asked ? 0 : settings.interval().toMillis());
+              }
             });
     return built;
   }
@@ -212,6 +240,15 @@ public final class AntiEntropy implements AutoCloseable {
   /** Exchanges with the peers from {@code index} on, one at a time; true if all succeeded. */
   private CompletableFuture<Boolean> exchangeFrom(int index, boolean allSoFar) {
     if (index == peers.size() || closed) {
+      return CompletableFuture.completedFuture(allSoFar && !closed);
+    }
+    HashTrees trees = this.trees;
+    if (!trees.complete()) {
+      // Rebuilt for a new membership and not filled yet: this round is not a full one.
+      return CompletableFuture.completedFuture(false);
+    }
+    List<NodeId> peers = this.peers;
+    if (index >= peers.size()) {
       return CompletableFuture.completedFuture(allSoFar && !closed);
     }
     NodeId peer = peers.get(index);
@@ -286,6 +323,7 @@ public final class AntiEntropy implements AutoCloseable {
 
   /** The hashes of this node's tree shared with {@code peer}, as {@link HashTrees#hashes}. */
   public CompletableFuture<long[]> hashes(NodeId peer, int level, int[] positions) {
+    HashTrees trees = this.trees;
     if (!trees.complete()) {
       return CompletableFuture.failedFuture(
           new UnavailableException("its hash trees are still being built"));
@@ -298,6 +336,7 @@ public final class AntiEntropy implements AutoCloseable {
    * repair rate.
    */
   public ScanCursor segments(NodeId peer, int[] segments) {
+    HashTrees trees = this.trees;
     BitSet wanted = new BitSet(HashTrees.LEAVES);
     for (int segment : segments) {
       if (segment < 0 || segment >= HashTrees.LEAVES) {

@@ -29,7 +29,7 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
   private static final Logger log = LoggerFactory.getLogger(TreeKeepingStorageEngine.class);
 
   private final StorageEngine delegate;
-  private final HashTrees trees;
+  private volatile HashTrees trees;
 
   public TreeKeepingStorageEngine(StorageEngine delegate, HashTrees trees) {
     this.delegate = delegate;
@@ -58,7 +58,16 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
         .thenRun(() -> entries.forEach(entry -> offer(entry.key(), entry.record())));
   }
 
+  /**
+   * Feeds {@code next} from now on: the trees rebuilt for a new membership (anti-entropy fills them
+   * with what storage holds).
+   */
+  public void use(HashTrees next) {
+    this.trees = next;
+  }
+
   private void offer(Key key, Record record) {
+    HashTrees trees = this.trees;
     boolean known;
     try {
       known = trees.offer(key, record);
@@ -101,7 +110,7 @@ public final class TreeKeepingStorageEngine implements StorageEngine {
         .thenApply(
             result -> {
               if (result.examined() < limit) {
-                trees.forgetDeadBefore(deadBeforeMillis);
+                this.trees.forgetDeadBefore(deadBeforeMillis);
               }
               return result;
             });

@@ -91,4 +91,133 @@ class MembershipChangeTest {
       }
     }
   }
+
+  @Test
+  void aDecommissionedNodeStreamsItsRecordsAwayLeavesAndMayNotStartAgain() throws Exception {
+    // A slow stream, so that the decommission is still in progress when a second change is asked.
+    try (LocalCluster cluster = LocalCluster.start(4, c -> c.repair(4096, Duration.ofHours(1)))) {
+      preload(cluster, 300);
+      try (MembershipLoad load =
+          new MembershipLoad(cluster, 3, 40, () -> 1 + ThreadLocalRandom.current().nextInt(3))) {
+        Awaitility.await().until(() -> load.writes() > 100);
+        HttpResponse<String> started = post(cluster, 4, "/v0/cluster/decommission");
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+        Awaitility.await()
+            .until(
+                () -> clusterView(cluster, 1).path("change").path("kind").asText(),
+                "decommission"::equals);
+
+        HttpResponse<String> second = post(cluster, 1, "/v0/cluster/decommission");
+        assertThat(second.statusCode()).isEqualTo(409);
+        assertThat(second.headers().firstValue("content-type"))
+            .hasValue("application/problem+json");
+        JsonNode problem = JSON.readTree(second.body());
+        assertThat(problem.path("change").path("kind").asText()).isEqualTo("decommission");
+        assertThat(problem.path("change").path("node").asText()).isEqualTo("n4");
+        JsonNode view = clusterView(cluster, 1);
+        assertThat(view.path("change").path("kind").asText()).isEqualTo("decommission");
+        assertThat(view.path("nodes").get(3).path("state").asText()).isEqualTo("leaving");
+
+        Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> cluster.node(4).left());
+        long before = load.writes();
+        Awaitility.await().until(() -> load.writes() > before + 100);
+        load.close();
+        for (int node = 1; node <= 3; node++) {
+          load.assertNothingLost(node);
+        }
+        java.util.Set<String> keys = new java.util.HashSet<>(load.keys());
+        for (int i = 0; i < 300; i++) {
+          keys.add("pre-" + i);
+          assertThat(cluster.client(2).getUtf8("pre-" + i)).hasValue("v" + i);
+        }
+        List<NodeId> members = cluster.ids().subList(0, 3);
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> assertThat(MembershipLoad.misplaced(cluster, keys, members)).isEmpty());
+      }
+      for (int node = 1; node <= 3; node++) {
+        JsonNode view = clusterView(cluster, node);
+        assertThat(view.path("nodes")).hasSize(3);
+        assertThat(view.path("change").isMissingNode()).isTrue();
+      }
+      cluster.stop(4);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> cluster.startNode(4))
+          .hasMessageContaining("decommissioned")
+          .hasMessageContaining("wipe its data directory");
+    }
+  }
+
+  @Test
+  void aDeadNodeIsRemovedAndItsKeysCopiedFromTheSurvivorsToTheirNewOwners() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(4)) {
+      preload(cluster, 300);
+      HttpResponse<String> unknown = post(cluster, 1, "/v0/cluster/remove?node=n9");
+      assertThat(unknown.statusCode()).isEqualTo(404);
+      assertThat(post(cluster, 1, "/v0/cluster/remove?node=n1").statusCode()).isEqualTo(400);
+      HttpResponse<String> live = post(cluster, 1, "/v0/cluster/remove?node=n2");
+      assertThat(live.statusCode()).as(live.body()).isEqualTo(409);
+      cluster.stop(4);
+      try (MembershipLoad load =
+          new MembershipLoad(cluster, 3, 40, () -> 1 + ThreadLocalRandom.current().nextInt(3))) {
+        Awaitility.await().until(() -> load.writes() > 100);
+        HttpResponse<String> started = post(cluster, 2, "/v0/cluster/remove?node=n4");
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(202);
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> clusterView(cluster, 1).path("nodes").size() == 3);
+        long before = load.writes();
+        Awaitility.await().until(() -> load.writes() > before + 100);
+        load.close();
+        for (int node = 1; node <= 3; node++) {
+          load.assertNothingLost(node);
+        }
+        java.util.Set<String> keys = new java.util.HashSet<>(load.keys());
+        for (int i = 0; i < 300; i++) {
+          keys.add("pre-" + i);
+          assertThat(cluster.client(3).getUtf8("pre-" + i)).hasValue("v" + i);
+        }
+        List<NodeId> members = cluster.ids().subList(0, 3);
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> assertThat(MembershipLoad.misplaced(cluster, keys, members)).isEmpty());
+      }
+    }
+  }
+
+  @Test
+  void aJoiningNodeStoppedMidStreamResumesWhereItStoppedOnceStartedAgain() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(4096, Duration.ofHours(1)))) {
+      preload(cluster, 600);
+      int joined = cluster.join(1);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  clusterView(cluster, joined).path("nodes").findValues("streaming").stream()
+                          .mapToLong(s -> s.path("recordsReceived").asLong())
+                          .sum()
+                      > 20);
+      cluster.stop(joined);
+      assertThat(clusterView(cluster, 1).path("change").path("kind").asText()).isEqualTo("join");
+      cluster.startNode(joined);
+      for (int i = 0; i < 600; i++) {
+        assertThat(cluster.client(joined).getUtf8("pre-" + i)).hasValue("v" + i);
+      }
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> assertThat(clusterView(cluster, 2).path("change").isMissingNode()).isTrue());
+      java.util.Set<String> keys = new java.util.HashSet<>();
+      for (int i = 0; i < 600; i++) {
+        keys.add("pre-" + i);
+      }
+      List<NodeId> members = cluster.ids();
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> assertThat(MembershipLoad.misplaced(cluster, keys, members)).isEmpty());
+    }
+  }
 }

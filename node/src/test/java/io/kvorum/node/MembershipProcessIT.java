@@ -1,0 +1,207 @@
+package io.kvorum.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.NodeProcess;
+import io.kvorum.node.testing.ProcessCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 13 on real processes: a node joins a running cluster through {@code --join} and leaves it
+ * by decommission (exit 0, and exit 2 if started again on its data); a joining node SIGKILLed
+ * mid-stream and a leaving node SIGKILLed mid-decommission each resume when started again, and no
+ * key is lost.
+ */
+class MembershipProcessIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final String VALUE = "v".repeat(200);
+
+  @TempDir Path work;
+
+  private static int post(int httpPort, String path) throws Exception {
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+
+  private static JsonNode cluster(int httpPort) throws Exception {
+    return JSON.readTree(
+        HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/v0/cluster"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body());
+  }
+
+  private static long streamed(int httpPort, String field) {
+    try {
+      return cluster(httpPort).path("nodes").findValues("streaming").stream()
+          .mapToLong(s -> s.path(field).asLong())
+          .sum();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  private static void preload(ProcessCluster cluster, int keys) {
+    try (KvorumClient kv = cluster.client(0)) {
+      for (int i = 0; i < keys; i++) {
+        kv.put("key/" + i, VALUE + i);
+      }
+    }
+  }
+
+  private static void assertEveryKey(KvorumClient kv, int keys) {
+    for (int i = 0; i < keys; i++) {
+      assertThat(kv.getUtf8("key/" + i)).as("key/" + i).hasValue(VALUE + i);
+    }
+  }
+
+  /** Launches node-3, joining through node-0, with the flags given. */
+  private NodeProcess joiner(ProcessCluster cluster, int http, int grpc, String... flags) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "--node-id",
+                "node-3",
+                "--http-host",
+                "127.0.0.1",
+                "--http-port",
+                String.valueOf(http),
+                "--grpc-port",
+                String.valueOf(grpc),
+                "--data-dir",
+                work.resolve("node-3").toString(),
+                "--advertise-host",
+                "127.0.0.1",
+                "--join",
+                "127.0.0.1:" + cluster.grpcPort(0)));
+    args.addAll(java.util.List.of(flags));
+    return NodeProcess.launch(work.resolve("logs"), http, Map.of(), args.toArray(String[]::new));
+  }
+
+  private static void awaitReady(NodeProcess node, Duration within) {
+    try (KvorumClient kv = node.client()) {
+      Awaitility.await()
+          .atMost(within)
+          .pollInterval(Duration.ofMillis(200))
+          .failFast("the node exited: " + node.stderr(), () -> !node.isAlive())
+          .until(kv::ready);
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aNodeJoinsThenLeavesByDecommissionAndMayNotStartAgain() throws Exception {
+    int keys = 500;
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      preload(cluster, keys);
+      int http = NodeProcess.freePort();
+      int grpc = NodeProcess.freePort();
+      try (NodeProcess joined = joiner(cluster, http, grpc)) {
+        awaitReady(joined, Duration.ofSeconds(60));
+        JsonNode view = cluster(http);
+        assertThat(view.path("nodes")).hasSize(4);
+        assertThat(view.path("change").isMissingNode()).isTrue();
+        try (KvorumClient kv = joined.client()) {
+          assertEveryKey(kv, keys);
+        }
+
+        assertThat(post(http, "/v0/cluster/decommission")).isEqualTo(202);
+        assertThat(joined.awaitExit()).isZero();
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> cluster(cluster.httpPort(1)).path("nodes").size() == 3);
+        try (KvorumClient kv = cluster.client(2)) {
+          assertEveryKey(kv, keys);
+        }
+      }
+      try (NodeProcess again = joiner(cluster, http, grpc)) {
+        assertThat(again.awaitExit()).isEqualTo(2);
+        assertThat(again.stderr())
+            .contains("decommissioned")
+            .contains("wipe its data directory")
+            .hasLineCount(1);
+      }
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aJoiningNodeKilledMidStreamResumesWhenStartedAgain() throws Exception {
+    int keys = 2000;
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      preload(cluster, keys);
+      int http = NodeProcess.freePort();
+      int grpc = NodeProcess.freePort();
+      NodeProcess joining = joiner(cluster, http, grpc, "--repair-rate", "128KiB");
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> streamed(http, "recordsReceived") > 100);
+      joining.kill();
+      assertThat(cluster(cluster.httpPort(0)).path("change").path("kind").asText())
+          .isEqualTo("join");
+      try (NodeProcess restarted = joiner(cluster, http, grpc, "--repair-rate", "128KiB")) {
+        awaitReady(restarted, Duration.ofSeconds(120));
+        assertThat(restarted.stdout()).contains("uses the membership stored in its data directory");
+        try (KvorumClient kv = restarted.client()) {
+          assertEveryKey(kv, keys);
+        }
+        for (int node = 0; node < 3; node++) {
+          int port = cluster.httpPort(node);
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> cluster(port).path("change").isMissingNode());
+          assertThat(cluster(port).path("nodes")).hasSize(4);
+        }
+      }
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aLeavingNodeKilledMidDecommissionResumesAndLeavesWhenStartedAgain() throws Exception {
+    int keys = 2000;
+    try (ProcessCluster cluster = new ProcessCluster(work, 4, "--repair-rate", "128KiB").start()) {
+      preload(cluster, keys);
+      int leaving = cluster.httpPort(3);
+      assertThat(post(leaving, "/v0/cluster/decommission")).isEqualTo(202);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> streamed(leaving, "recordsSent") > 100);
+      cluster.node(3).kill();
+      assertThat(cluster(cluster.httpPort(0)).path("change").path("kind").asText())
+          .isEqualTo("decommission");
+
+      NodeProcess restarted = cluster.relaunch(3);
+      assertThat(restarted.awaitExit()).as(restarted.stderr()).isZero();
+      for (int node = 0; node < 3; node++) {
+        int port = cluster.httpPort(node);
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> cluster(port).path("nodes").size() == 3);
+      }
+      try (KvorumClient kv = cluster.client(1)) {
+        assertEveryKey(kv, keys);
+      }
+    }
+  }
+}
