@@ -63,19 +63,38 @@ The DNS name of pod i: <fullname>-<i>.<headless>.<namespace>.svc.<clusterDomain>
 {{- define "kvorum.podHost" -}}
 {{- $root := index . 0 }}
 {{- $i := index . 1 }}
-{{- printf "%s-%d.%s.%s.svc.%s" (include "kvorum.fullname" $root) $i (include "kvorum.headlessName" $root) $root.Release.Namespace $root.Values.clusterDomain }}
+{{- printf "%s-%d.%s" (include "kvorum.fullname" $root) $i (include "kvorum.podDomain" $root) }}
 {{- end }}
 
 {{/*
---peers: every pod, this one included, as <pod name>=<pod DNS name>:<gRPC port>. Node ids are pod
-names, so each node finds itself in the list by the name the downward API gives it.
+The domain of every pod's DNS name: <headless>.<namespace>.svc.<clusterDomain>.
+*/}}
+{{- define "kvorum.podDomain" -}}
+{{- printf "%s.%s.svc.%s" (include "kvorum.headlessName" .) .Release.Namespace .Values.clusterDomain }}
+{{- end }}
+
+{{/*
+--peers: the seed set (pods 0 … cluster.initialSize-1), as <pod name>=<pod DNS name>:<gRPC port>.
+Node ids are pod names, so each seed finds itself in the list by the name the downward API gives
+it. It does not depend on replicaCount: scaling leaves the pod template, and so the running pods,
+alone.
 */}}
 {{- define "kvorum.peers" -}}
+{{- if gt (int .Values.cluster.initialSize) (int .Values.replicaCount) }}
+{{- fail (printf "cluster.initialSize (%d) is more than replicaCount (%d): a new cluster would wait for seed pods that are never created; lower cluster.initialSize with replicaCount" (int .Values.cluster.initialSize) (int .Values.replicaCount)) }}
+{{- end }}
 {{- $peers := list }}
-{{- range $i := until (int .Values.replicaCount) }}
+{{- range $i := until (int .Values.cluster.initialSize) }}
 {{- $peers = append $peers (printf "%s-%d=%s:%d" (include "kvorum.fullname" $) $i (include "kvorum.podHost" (list $ $i)) (int $.Values.ports.grpc)) }}
 {{- end }}
 {{- join "," $peers }}
+{{- end }}
+
+{{/*
+--join: where a pod beyond the seed set joins the running cluster, pod 0 at its DNS name.
+*/}}
+{{- define "kvorum.join" -}}
+{{- printf "%s:%d" (include "kvorum.podHost" (list . 0)) (int .Values.ports.grpc) }}
 {{- end }}
 
 {{/*
@@ -165,7 +184,7 @@ Variables the chart sets itself: the same name in extraEnv would be a duplicate 
 resolves silently (the last wins) and server-side apply refuses.
 */}}
 {{- define "kvorum.checkExtraEnv" -}}
-{{- $owned := list "KVORUM_NODE_ID" "KVORUM_PEERS" "KVORUM_HTTP_PORT" "KVORUM_GRPC_PORT" "KVORUM_DATA_DIR" "JAVA_OPTS" }}
+{{- $owned := list "KVORUM_NODE_ID" "KVORUM_PEERS" "KVORUM_JOIN" "KVORUM_ADVERTISE_HOST" "KVORUM_HTTP_PORT" "KVORUM_GRPC_PORT" "KVORUM_DATA_DIR" "JAVA_OPTS" }}
 {{- if .Values.tls.enabled }}
 {{- $owned = concat $owned (list "KVORUM_TLS_CERT" "KVORUM_TLS_KEY" "KVORUM_TLS_CA" "KVORUM_HTTP_TLS") }}
 {{- end }}

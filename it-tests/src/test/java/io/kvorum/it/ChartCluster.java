@@ -23,9 +23,13 @@ import org.testcontainers.lifecycle.Startables;
 final class ChartCluster implements ClusterClients, AutoCloseable {
   private final Network network = Network.newNetwork();
   private final List<ChartPod> pods = new ArrayList<>();
+  private final RenderedChart chart;
+  private final Map<String, Path> secrets;
+  private final String volumes = "kvorum-chart-it-" + UUID.randomUUID().toString().substring(0, 8);
 
   private ChartCluster(RenderedChart chart, Map<String, Path> secrets) {
-    String volumes = "kvorum-chart-it-" + UUID.randomUUID().toString().substring(0, 8);
+    this.chart = chart;
+    this.secrets = secrets;
     for (int i = 0; i < chart.replicas(); i++) {
       pods.add(new ChartPod(chart, i, network, volumes, freePort(), secrets));
     }
@@ -55,6 +59,18 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
     return pods.get(i);
   }
 
+  /**
+   * One more pod, as the StatefulSet controller creates it when {@code replicas} is raised by one
+   * ({@code kubectl scale}, or {@code helm upgrade} with a larger {@code replicaCount}): the next
+   * ordinal, from the same pod template, with a new claim. Returns once it is ready.
+   */
+  ChartPod scaleUp() {
+    ChartPod pod = new ChartPod(chart, pods.size(), network, volumes, freePort(), secrets);
+    pods.add(pod);
+    pod.create().start();
+    return pod;
+  }
+
   @Override
   public int size() {
     return pods.size();
@@ -67,8 +83,13 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
 
   /** Waits until every pod sees every member up. */
   void awaitMembersUp() {
+    awaitMembersUp(Duration.ofSeconds(60));
+  }
+
+  /** Waits until every pod sees every member up, for as long as {@code within}. */
+  void awaitMembersUp(Duration within) {
     Awaitility.await("every member up in every pod's view")
-        .atMost(Duration.ofSeconds(60))
+        .atMost(within)
         .pollInterval(Duration.ofMillis(500))
         .ignoreExceptions()
         .until(

@@ -194,6 +194,41 @@ class ChartClusterIT {
     cluster.awaitMembersUp();
   }
 
+  /**
+   * Issue 13: raising {@code replicas} by one adds pod 3, which is beyond the seed set ({@code
+   * cluster.initialSize}, 3): the chart starts it with {@code --join} through pod 0 and its DNS
+   * name as its address. It joins under quorum load, streams what it will own, and only then
+   * reports ready; every pod then sees four members up, each by its DNS name.
+   */
+  @Test
+  void scalingTheStatefulSetFromThreeToFourPodsAddsANodeThatJoinsByItself() throws Exception {
+    cluster.awaitMembersUp();
+    try (KvorumClient client = cluster.client(0)) {
+      for (int i = 0; i < 200; i++) {
+        client.put(utf8("before-scale/" + i), utf8("v" + i), Consistency.of(3, 3));
+      }
+    }
+    // Through the first three pods only: pod 3 is not there yet.
+    load = new QuorumLoad(cluster.first(3), 4, 100);
+    Thread.sleep(1500);
+
+    ChartPod added = cluster.scaleUp();
+
+    assertThat(added.name()).isEqualTo(chart.podName(3));
+    assertThat(added.logs()).contains("joins the cluster through " + chart.dnsNames(0).get(0));
+    cluster.awaitMembersUp(Duration.ofMinutes(3));
+    assertEveryPodSeesTheWholeClusterByItsDnsNames();
+    JsonNode self = cluster.clusterView(3).path("nodes").get(3);
+    assertThat(self.path("self").asBoolean()).isTrue();
+    System.out.printf(
+        "[%s] %s joined holding %d records%n",
+        scenario, added.name(), self.path("records").asLong());
+    assertThat(self.path("records").asLong()).as("records the new pod holds").isPositive();
+    Thread.sleep(1500);
+    History history = load.stop();
+    check(history, 3);
+  }
+
   private void assertEveryPodSeesTheWholeClusterByItsDnsNames() {
     int grpc = chart.containerPort("grpc");
     for (int i = 0; i < cluster.size(); i++) {

@@ -15,6 +15,25 @@ interface ClusterClients {
   /** A new client of node {@code i}'s HTTP API on the host; the caller closes it. */
   KvorumClient client(int i);
 
+  /**
+   * The first {@code n} nodes alone, whatever nodes are added later: what a {@link QuorumLoad}
+   * drives while the cluster grows or shrinks.
+   */
+  default ClusterClients first(int n) {
+    ClusterClients all = this;
+    return new ClusterClients() {
+      @Override
+      public int size() {
+        return n;
+      }
+
+      @Override
+      public KvorumClient client(int i) {
+        return all.client(i);
+      }
+    };
+  }
+
   /** {@code GET /v0/cluster} of node {@code i}: every member as that node sees it. */
   default JsonNode clusterView(int i) {
     try (KvorumClient client = client(i)) {

@@ -25,13 +25,13 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
   private final Network cluster = Network.newNetwork();
   private final Network access = Network.newNetwork();
   private final List<NodeContainer> nodes = new ArrayList<>();
+  private final Map<String, String> env = new HashMap<>();
 
   private DockerCluster(int size, Map<String, String> extraEnv, Set<Integer> smallDisks) {
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       peers.add("node-" + i + "=node-" + i + ":9090");
     }
-    Map<String, String> env = new HashMap<>();
     env.put("KVORUM_PEERS", String.join(",", peers));
     env.put("JAVA_OPTS", JAVA_OPTS);
     env.put("KVORUM_BLOCK_CACHE_SIZE", "16MiB");
@@ -67,6 +67,31 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
 
   NodeContainer node(int i) {
     return nodes.get(i);
+  }
+
+  /**
+   * Adds node {@code node-<size>}, started with an empty volume and {@code KVORUM_JOIN} naming
+   * node-0 instead of {@code KVORUM_PEERS} (as a pod beyond the chart's seed set), and its DNS
+   * alias as the address the members dial; does not wait for it to be ready.
+   */
+  NodeContainer addJoining() {
+    Map<String, String> joining = new HashMap<>(env);
+    joining.remove("KVORUM_PEERS");
+    joining.put("KVORUM_JOIN", "node-0:9090");
+    joining.put("KVORUM_ADVERTISE_HOST", "node-" + nodes.size());
+    NodeContainer node =
+        new NodeContainer(nodes.size(), cluster, access, freePort(), Map.copyOf(joining), false);
+    nodes.add(node);
+    node.create();
+    return node;
+  }
+
+  /**
+   * Forgets the last node (it left the cluster): the cluster no longer counts or asks it. Its
+   * container stays for the caller, who closes it.
+   */
+  NodeContainer forgetLast() {
+    return nodes.removeLast();
   }
 
   @Override

@@ -113,6 +113,48 @@ final class NodeContainer implements AutoCloseable {
     System.out.printf("[%s] %s: %s%s%n", name(), command, result.getStdout(), result.getStderr());
   }
 
+  /** Runs {@code command} in the running container, as {@code kubectl exec} would. */
+  Container.ExecResult run(String... command) throws Exception {
+    return container.execInContainer(command);
+  }
+
+  /**
+   * Waits until the node's process ends by itself.
+   *
+   * @return its exit code
+   */
+  long awaitExit(Duration within) {
+    Awaitility.await(name() + " exited")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                !Boolean.TRUE.equals(
+                    docker.inspectContainerCmd(id()).exec().getState().getRunning()));
+    return docker.inspectContainerCmd(id()).exec().getState().getExitCodeLong();
+  }
+
+  /**
+   * Starts the stopped container again, on its volume, for a node expected to refuse to start.
+   *
+   * @return its exit code
+   */
+  long startExpectingExit() {
+    docker.startContainerCmd(id()).exec();
+    return awaitExit(Duration.ofSeconds(60));
+  }
+
+  /** Waits until the node reports ready, for as long as {@code within}. */
+  void awaitReady(Duration within) {
+    try (KvorumClient client = client()) {
+      Awaitility.await(name() + " ready")
+          .atMost(within)
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
+          .until(client::ready);
+    }
+  }
+
   String id() {
     return container.getContainerId();
   }

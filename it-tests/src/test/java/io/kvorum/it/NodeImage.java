@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.images.builder.ImageFromDockerfile;
+import org.testcontainers.utility.MountableFile;
 
 /**
  * The node image under test, built once per test run from the project's Dockerfile and the fat jar
@@ -32,6 +33,10 @@ final class NodeImage {
           new ImageFromDockerfile(NAME, false)
               .withFileFromPath("docker/Dockerfile", dockerfile)
               .withFileFromPath("node/target/kvorum-node.jar", jar)
+              // The launcher must stay executable: the classic builder has no COPY --chmod.
+              .withFileFromTransferable(
+                  "docker/kvorum-node",
+                  MountableFile.forHostPath(dockerfile.resolveSibling("kvorum-node"), 0755))
               .withDockerfilePath("docker/Dockerfile");
       String base = baseImage();
       if (base != null) {

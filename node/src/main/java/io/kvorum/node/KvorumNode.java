@@ -24,7 +24,12 @@ import sun.misc.Signal;
     sortOptions = false,
     usageHelpAutoWidth = true,
     header = "Runs a node of kvorum, a Dynamo-style distributed key-value store.",
-    subcommands = LocalClusterCommand.class,
+    subcommands = {
+      LocalClusterCommand.class,
+      StatusCommand.class,
+      DecommissionCommand.class,
+      RemoveCommand.class
+    },
     description = {
       "",
       "Clients use the HTTP API on --http-port (GET/PUT/DELETE /v0/entity?id=KEY);"
@@ -45,6 +50,12 @@ import sun.misc.Signal;
       "",
       "A three-node cluster on this machine, for a first try:",
       "  kvorum-node local --nodes 3",
+      "",
+      "The cluster as a node sees it, a node leaving it, a dead node removed (they ask the node"
+          + " at localhost:8080 by default):",
+      "  kvorum-node status --host 10.0.0.1",
+      "  kvorum-node decommission --host 10.0.0.3",
+      "  kvorum-node remove --host 10.0.0.1 n2",
       "",
       "Exit codes: 0 stopped normally, 2 invalid configuration, 1 unexpected failure."
     })

@@ -393,6 +393,7 @@ public final class NodeBootstrap implements AutoCloseable {
         new ClockOffsets(
             peerIds(state), transport, clock, System::nanoTime, config.maxClockOffset(), registry);
     transport.onPeerReachable(offsets::measure);
+    membership.onChange(changed -> offsets.members(peerIds(changed)));
     every(timers, "clock offset heartbeat", CLOCK_HEARTBEAT, offsets::heartbeat);
     PurgeSweeper sweeper =
         new PurgeSweeper(

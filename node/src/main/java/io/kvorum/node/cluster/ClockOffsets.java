@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -57,7 +58,9 @@ public final class ClockOffsets {
   /** A measurement and where this node's clocks stood when it was made. */
   private record Measurement(Offset offset, long wallMillis, long monotonicMillis) {}
 
-  private final List<NodeId> peers;
+  private volatile List<NodeId> peers;
+  private final Set<NodeId> gauged = ConcurrentHashMap.newKeySet();
+  private final MeterRegistry registry;
   private final PeerTransport transport;
   private final Clock clock;
   private final LongSupplier monotonicNanos;
@@ -79,11 +82,19 @@ public final class ClockOffsets {
       Duration maxOffset,
       MeterRegistry registry) {
     this.peers = List.copyOf(peers);
+    this.registry = registry;
     this.transport = transport;
     this.clock = clock;
     this.monotonicNanos = monotonicNanos;
     this.maxMillis = maxOffset.toMillis();
-    for (NodeId peer : this.peers) {
+    this.peers.forEach(this::gauge);
+    Gauge.builder("kvorum.clock.offset.refusing", this, o -> o.refusal().isPresent() ? 1 : 0)
+        .description("1 while this node refuses to coordinate writes because of its clock")
+        .register(registry);
+  }
+
+  private void gauge(NodeId peer) {
+    if (gauged.add(peer)) {
       Gauge.builder(
               "kvorum.clock.offset",
               this,
@@ -93,9 +104,16 @@ public final class ClockOffsets {
           .tag("peer", peer.value())
           .register(registry);
     }
-    Gauge.builder("kvorum.clock.offset.refusing", this, o -> o.refusal().isPresent() ? 1 : 0)
-        .description("1 while this node refuses to coordinate writes because of its clock")
-        .register(registry);
+  }
+
+  /**
+   * The peers from now on, as the membership changes: a member that joined is measured by the next
+   * heartbeat, one that left is forgotten (it no longer counts towards the majority).
+   */
+  public void members(List<NodeId> current) {
+    peers = List.copyOf(current);
+    peers.forEach(this::gauge);
+    measured.keySet().retainAll(peers);
   }
 
   /** The max clock offset. */
@@ -184,18 +202,19 @@ public final class ClockOffsets {
               maxMillis));
     }
     // On every write: count without allocating, and explain only when refusing.
+    List<NodeId> current = peers;
     int beyondCount = 0;
-    for (NodeId peer : peers) {
+    for (NodeId peer : current) {
       Measurement m = measured.get(peer);
       if (m != null && now(m).beyond(maxMillis)) {
         beyondCount++;
       }
     }
-    if (2 * beyondCount <= peers.size()) {
+    if (2 * beyondCount <= current.size()) {
       return Optional.empty();
     }
     Map<NodeId, Offset> beyond = new LinkedHashMap<>();
-    for (NodeId peer : peers) {
+    for (NodeId peer : current) {
       offset(peer).filter(o -> o.beyond(maxMillis)).ifPresent(o -> beyond.put(peer, o));
     }
     if (beyond.isEmpty()) {
@@ -216,7 +235,7 @@ public final class ClockOffsets {
                 + " "
                 + beyond.size()
                 + " of its "
-                + peers.size()
+                + current.size()
                 + " peers ("
                 + beyond.entrySet().stream()
                     .map(e -> e.getKey() + " " + signed(-e.getValue().offsetMillis()) + " ms")

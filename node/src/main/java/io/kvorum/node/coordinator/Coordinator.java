@@ -194,7 +194,11 @@ public final class Coordinator {
         self ? 0 : handoff.pending(member.id()),
         offset.map(o -> OptionalLong.of(o.offsetMillis())).orElse(OptionalLong.empty()),
         offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()),
-        self ? null : repair(member.id()));
+        self ? null : repair(member.id()),
+        replicas
+            .storage(member.id())
+            .map(report -> new NodeView.Storage(report.records(), report.diskBytes()))
+            .orElse(null));
   }
 
   private NodeView.Repair repair(NodeId peer) {

@@ -15,6 +15,8 @@ import java.util.OptionalLong;
  *     and for a node never measured); positive when it is ahead
  * @param clockUncertaintyMillis half the round trip of that measurement
  * @param repair how anti-entropy with it went; null for this node itself
+ * @param storage its records and disk use (this node's own, a peer's as it last reported them);
+ *     null when unknown
  */
 public record NodeView(
     String id,
@@ -25,7 +27,16 @@ public record NodeView(
     long hintsPending,
     OptionalLong clockOffsetMillis,
     OptionalLong clockUncertaintyMillis,
-    Repair repair) {
+    Repair repair,
+    Storage storage) {
+
+  /**
+   * A node's storage as it reports it.
+   *
+   * @param records approximate records it stores, tombstones included
+   * @param diskBytes bytes of its live data files
+   */
+  public record Storage(long records, long diskBytes) {}
 
   /**
    * Anti-entropy with one peer.

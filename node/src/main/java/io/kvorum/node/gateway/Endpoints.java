@@ -178,6 +178,10 @@ final class Endpoints {
       if (node.repair() != null) {
         view.put("repair", repair(node.repair()));
       }
+      if (node.storage() != null) {
+        view.put("records", node.storage().records());
+        view.put("diskUsedBytes", node.storage().diskBytes());
+      }
       nodes.add(view);
     }
     Map<String, Object> body = new LinkedHashMap<>();

@@ -11,6 +11,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
 import java.util.List;
@@ -130,5 +131,10 @@ public final class LocalReplicaService implements ReplicaService {
   @Override
   public CompletableFuture<Long> ping() {
     return CompletableFuture.completedFuture(clock.wallMillis());
+  }
+
+  @Override
+  public Optional<PeerTransport.StorageReport> storageReport() {
+    return Replicas.storageReport(storage);
   }
 }

@@ -6,6 +6,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.storage.StorageStats;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,25 @@ public final class Replicas {
 
   public ScanCursor scan(NodeId node, KeyRange range) {
     return isSelf(node) ? local.scan(range) : peers.scan(node, range);
+  }
+
+  /**
+   * {@code node}'s storage figures: this node's own now, a peer's as it reported them in its latest
+   * answer to a ping; empty when unknown.
+   */
+  public Optional<PeerTransport.StorageReport> storage(NodeId node) {
+    return isSelf(node) ? storageReport(local) : peers.reportedStorage(node);
+  }
+
+  /** The figures of {@code storage} that a node reports; empty if they cannot be read now. */
+  public static Optional<PeerTransport.StorageReport> storageReport(StorageEngine storage) {
+    try {
+      StorageStats stats = storage.stats();
+      return Optional.of(new PeerTransport.StorageReport(stats.estimatedKeys(), stats.diskBytes()));
+    } catch (RuntimeException e) {
+      // A failing storage says so on every request; the figures are only for display.
+      return Optional.empty();
+    }
   }
 
   /** How {@code node} is seen from here; this node itself is always reachable. */

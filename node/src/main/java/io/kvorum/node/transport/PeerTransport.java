@@ -121,6 +121,15 @@ public interface PeerTransport extends AutoCloseable {
   /** How this transport sees {@code peer} now. */
   PeerState state(NodeId peer);
 
+  /**
+   * What {@code peer} said of its own storage in its latest answer to a {@link #ping}; empty if it
+   * never answered one since this transport started, or said nothing of it (an older version).
+   * Decorators forward it; a transport that cannot carry it keeps the default.
+   */
+  default Optional<StorageReport> reportedStorage(NodeId peer) {
+    return Optional.empty();
+  }
+
   /** Calls {@code listener} whenever a peer becomes reachable again (e.g. its connection is up). */
   void onPeerReachable(Consumer<NodeId> listener);
 
@@ -140,4 +149,13 @@ public interface PeerTransport extends AutoCloseable {
    * @param detail why not, or the state of its circuit breaker ("closed", "open", "half_open")
    */
   record PeerState(boolean reachable, String detail) {}
+
+  /**
+   * A node's storage as it reports it to its peers, for operators (the figures of {@code
+   * kvorum_storage_keys} and {@code kvorum_storage_disk_bytes}).
+   *
+   * @param records approximate number of stored records, tombstones included
+   * @param diskBytes bytes of live data files on disk
+   */
+  record StorageReport(long records, long diskBytes) {}
 }

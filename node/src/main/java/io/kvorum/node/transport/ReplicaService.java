@@ -83,4 +83,12 @@ public interface ReplicaService {
    * ({@link PeerTransport#ping}).
    */
   CompletableFuture<Long> ping();
+
+  /**
+   * This node's storage figures, sent with every answer to a ping; empty when they cannot be read
+   * now (the storage is closed or failing). Cheap: called on the transport's threads.
+   */
+  default Optional<PeerTransport.StorageReport> storageReport() {
+    return Optional.empty();
+  }
 }

@@ -166,6 +166,11 @@ public final class ResilientPeerTransport implements PeerTransport {
   }
 
   @Override
+  public Optional<StorageReport> reportedStorage(NodeId peer) {
+    return delegate.reportedStorage(peer);
+  }
+
+  @Override
   public void onPeerReachable(Consumer<NodeId> listener) {
     delegate.onPeerReachable(listener);
   }

@@ -46,6 +46,7 @@ final class InMemoryPeerTransport implements PeerTransport {
   private final Duration helloTimeout;
   private final List<Consumer<NodeId>> listeners = new CopyOnWriteArrayList<>();
   private final Map<NodeId, Set<CompletableFuture<?>>> open = new ConcurrentHashMap<>();
+  private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   InMemoryPeerTransport(
@@ -200,7 +201,24 @@ final class InMemoryPeerTransport implements PeerTransport {
 
   @Override
   public CompletableFuture<Long> ping(NodeId peer) {
-    return send(peer, callTimeout, ReplicaService::ping);
+    return send(
+        peer,
+        callTimeout,
+        service ->
+            service
+                .ping()
+                .thenApply(
+                    wall -> {
+                      service
+                          .storageReport()
+                          .ifPresent(storage -> reportedStorage.put(peer, storage));
+                      return wall;
+                    }));
+  }
+
+  @Override
+  public Optional<StorageReport> reportedStorage(NodeId peer) {
+    return Optional.ofNullable(reportedStorage.get(peer));
   }
 
   @Override

@@ -328,6 +328,27 @@ public abstract class PeerTransportContract {
   }
 
   @Test
+  void aPingCarriesThePeersStorageFiguresWhichTheCallerKeepsUntilTheNext() {
+    cluster(2, CALL_TIMEOUT);
+    for (int i = 0; i < 5; i++) {
+      await(caller().write(N2, key("figures-" + i), Record.value(version(i + 1), bytes("v"))));
+    }
+    assertThat(caller().reportedStorage(N2)).as("before any ping").isEmpty();
+
+    await(caller().ping(N2));
+    assertThat(caller().reportedStorage(N2))
+        .hasValueSatisfying(report -> assertThat(report.records()).isEqualTo(5));
+
+    await(caller().write(N2, key("figures-5"), Record.value(version(6), bytes("v"))));
+    assertThat(caller().reportedStorage(N2).orElseThrow().records())
+        .as("until the next")
+        .isEqualTo(5);
+    await(caller().ping(N2));
+    assertThat(caller().reportedStorage(N2).orElseThrow().records()).isEqualTo(6);
+    assertThat(caller().reportedStorage(N3)).as("a node never pinged").isEmpty();
+  }
+
+  @Test
   void aWriteTooFarAheadOfThePeersClockIsRefusedWithItsOffsetAndTheOthersAreStored() {
     cluster(2, CALL_TIMEOUT);
     long ahead = Duration.ofHours(1).toMillis();

@@ -77,6 +77,11 @@ public final class ReplicaServices {
     public CompletableFuture<Long> ping() {
       return delegate().ping();
     }
+
+    @Override
+    public Optional<PeerTransport.StorageReport> storageReport() {
+      return delegate().storageReport();
+    }
   }
 
   /** A node's served side, replaceable while it is served. */

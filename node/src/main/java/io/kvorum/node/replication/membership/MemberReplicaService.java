@@ -8,6 +8,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.util.List;
 import java.util.Optional;
@@ -73,5 +74,10 @@ public final class MemberReplicaService implements ReplicaService {
   @Override
   public CompletableFuture<Long> ping() {
     return replicas.ping();
+  }
+
+  @Override
+  public Optional<PeerTransport.StorageReport> storageReport() {
+    return replicas.storageReport();
   }
 }

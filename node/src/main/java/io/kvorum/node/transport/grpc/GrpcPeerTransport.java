@@ -71,6 +71,7 @@ public final class GrpcPeerTransport implements PeerTransport {
   private final boolean channelPerLoop;
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
   private final Optional<GrpcTls> tls;
+  private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
 
   /**
    * @param callTimeout deadline of one replica read or write, and of waiting for one scan batch
@@ -373,6 +374,10 @@ public final class GrpcPeerTransport implements PeerTransport {
             new StreamObserver<>() {
               @Override
               public void onNext(PingResponse response) {
+                if (response.hasRecords() && response.hasDiskUsedBytes()) {
+                  reportedStorage.put(
+                      peer, new StorageReport(response.getRecords(), response.getDiskUsedBytes()));
+                }
                 wall.complete(response.getWallMillis());
               }
 
@@ -388,6 +393,11 @@ public final class GrpcPeerTransport implements PeerTransport {
               }
             });
     return wall;
+  }
+
+  @Override
+  public Optional<StorageReport> reportedStorage(NodeId peer) {
+    return Optional.ofNullable(reportedStorage.get(peer));
   }
 
   @Override

@@ -68,7 +68,13 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
           if (error != null) {
             responses.onError(Failures.unwrap(error));
           } else {
-            responses.onNext(PingResponse.newBuilder().setWallMillis(millis).build());
+            PingResponse.Builder answer = PingResponse.newBuilder().setWallMillis(millis);
+            service
+                .storageReport()
+                .ifPresent(
+                    storage ->
+                        answer.setRecords(storage.records()).setDiskUsedBytes(storage.diskBytes()));
+            responses.onNext(answer.build());
             responses.onCompleted();
           }
         });
