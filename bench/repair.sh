@@ -6,11 +6,14 @@
 #      a round asked for at once; timed until its exchanges with both peers finished),
 #   3. the foreground p99 of GETs at FG_RATE/s spread over the nodes, 30 s, with no repair running,
 #      while node-2 rebuilds the same way again (measured from 30 s after its restart, after GETs
-#      that warm its JIT up), and again once the rebuild is done.
+#      that warm its JIT up), and again once the rebuild is done;
+#   4. the streaming of a join (issue 13): node-3 started with --join, timed until it reports ready
+#      (a normal member holding its keys), with GETs at FG_RATE/s through the three others meanwhile.
+#      The cluster has four members after it.
 # Load comes from wrk2 (WRK2=/path/to/wrk2/wrk, or wrk2 on the PATH; see bench/README.md). Nodes run
 # with a 1 GiB heap, --repair-interval 1h (rounds only when asked) and --repair-rate REPAIR_RATE.
 # OUT=DIR keeps the nodes' data there; with REUSE=1 a later run starts on it without a preload,
-# and FOREGROUND_ONLY=1 runs only step 3.
+# FOREGROUND_ONLY=1 runs only steps 3 and 4, JOIN_ONLY=1 only step 4.
 #
 #   WRK2=/opt/wrk2/wrk bench/repair.sh                 # KEYS=1000000 REPAIR_RATE=8MiB FG_RATE=3000
 set -euo pipefail
@@ -29,11 +32,12 @@ grpc=19280
 peers="node-0=127.0.0.1:$grpc,node-1=127.0.0.1:$((grpc + 1)),node-2=127.0.0.1:$((grpc + 2))"
 pids=()
 
-start() { # start node i in the background
-  local i=$1
+start() { # start node i in the background (node 3 joins through node 0)
+  local i=$1 members=(--peers "$peers")
+  [ "$i" -lt 3 ] || members=(--join "127.0.0.1:$grpc" --advertise-host 127.0.0.1)
   JAVA_OPTS="-Xms1g -Xmx1g" bin/kvorum \
     --node-id "node-$i" --http-host 127.0.0.1 --http-port $((http + i)) --grpc-port $((grpc + i)) \
-    --data-dir "$work/data-$i" --peers "$peers" \
+    --data-dir "$work/data-$i" "${members[@]}" \
     --repair-interval 1h --repair-rate "$repair_rate" >> "$work/node-$i.log" 2>&1 &
   pids[i]=$!
 }
@@ -50,7 +54,7 @@ stop() { # SIGTERM node i and wait for it
   wait "${pids[i]}" 2> /dev/null || true
 }
 cleanup() {
-  for i in 0 1 2; do stop "$i"; done
+  for i in 0 1 2 3; do stop "$i"; done
   [ -n "${OUT:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -97,7 +101,7 @@ quiet() { # wait until no node has compaction pending (at most 120 s)
     sleep 0.5
   done
 }
-gets() { # GETs at fg_rate over the three nodes for 30 s; prints p99 and errors
+gets() { # GETs at fg_rate over nodes 0-2 for 30 s; prints p99 and errors
   local tag=$1 load=()
   for i in 0 1 2; do
     "$wrk2" -t1 -c16 -d30s -R$((fg_rate / 3)) --latency -s bench/src/main/resources/io/kvorum/bench/wrk2/kvorum.lua \
@@ -170,7 +174,7 @@ LUA
   quiet
   echo "data directory of node-0: $(du -sh "$work/data-0" | cut -f1)"
 fi
-if [ -z "${FOREGROUND_ONLY:-}" ]; then
+if [ -z "${FOREGROUND_ONLY:-}${JOIN_ONLY:-}" ]; then
 
   echo "1. full round of node-0, first (mends what the preload left): $(repair_round 0) s; repaired $(repaired 0)"
   echo "   full round of node-0 over unchanged data: $(repair_round 0) s; repaired $(repaired 0)"
@@ -186,19 +190,42 @@ if [ -z "${FOREGROUND_ONLY:-}" ]; then
   quiet
 
 fi
-sleep 30   # what is left of the last rebuild's flushes and compactions
-gets warm-up > /dev/null   # the first GETs of the run: the JIT compiles their path
-echo "3. GETs at $fg_rate/s (ack=2 from=3), 30 s, no repair running:"
-gets idle
-wipe_node_2
-ready 2
-curl -sf -X POST "http://127.0.0.1:$((http + 2))/v0/repair" > /dev/null
-gets warm-up-2 > /dev/null   # node-2 restarted: its JIT compiles the GET path again
-echo "   the same while node-2 (wiped again) rebuilds, from 30 s after its restart:"
-gets repair
-echo "   node-2's rebuild was done during the GETs: $(round_done 2 0 && echo yes || echo no)"
-until round_done 2 0; do sleep 1; done
-sleep 30
-echo "   again with no repair running, once the rebuild is done:"
-gets after
+if [ -z "${JOIN_ONLY:-}" ]; then
+  sleep 30   # what is left of the last rebuild's flushes and compactions
+  gets warm-up > /dev/null   # the first GETs of the run: the JIT compiles their path
+  echo "3. GETs at $fg_rate/s (ack=2 from=3), 30 s, no repair running:"
+  gets idle
+  wipe_node_2
+  ready 2
+  curl -sf -X POST "http://127.0.0.1:$((http + 2))/v0/repair" > /dev/null
+  gets warm-up-2 > /dev/null   # node-2 restarted: its JIT compiles the GET path again
+  echo "   the same while node-2 (wiped again) rebuilds, from 30 s after its restart:"
+  gets repair
+  echo "   node-2's rebuild was done during the GETs: $(round_done 2 0 && echo yes || echo no)"
+  until round_done 2 0; do sleep 1; done
+  sleep 30
+  echo "   again with no repair running, once the rebuild is done:"
+  gets after
+fi
 
+if [ -d "$work/data-3" ]; then
+  echo "4. skipped: node-3 has joined the cluster in $work before; start from a fresh OUT"
+  exit 0
+fi
+quiet
+gets warm-up-join > /dev/null
+echo "4. node-3 joins with --join (GETs at $fg_rate/s through nodes 0-2 meanwhile, the first 30 s):"
+t0=$(now)
+start 3
+gets join > "$work/gets-join.txt" &
+getting=$!
+ready 3
+joined=$(since "$t0")
+wait "$getting"
+cat "$work/gets-join.txt"
+echo "   ready (a normal member) after $joined s; its data directory: $(du -sh "$work/data-3" | cut -f1)" \
+  "($(python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6 / float(sys.argv[2]):.1f}')" "$(du -sb "$work/data-3" | cut -f1)" "$joined") MB/s over the join)"
+curl -sf "http://127.0.0.1:$((http + 3))/v0/cluster" | python3 -c '
+import json, sys
+view = json.load(sys.stdin)
+print("   node-3 sees epoch", view.get("epoch"), "and", ", ".join(n["id"] + " " + n["state"] for n in view["nodes"]))'
