@@ -66,6 +66,7 @@ class SchemathesisIT {
       run.environment().put("PYTHONPATH", settings.toString());
       run.environment().put("PYTHONDONTWRITEBYTECODE", "1");
       run.environment().put("KVORUM_CLUSTER_SIZE", "1");
+      run.environment().put("KVORUM_NODE_ID", "n1");
       Process process = run.start();
       if (!process.waitFor(5, TimeUnit.MINUTES)) {
         process.destroyForcibly();

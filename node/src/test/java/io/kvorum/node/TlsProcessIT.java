@@ -75,7 +75,12 @@ class TlsProcessIT {
       writeAndRead(cluster, "after", Consistency.of(3, 3));
       cluster.node(1).kill();
       cluster.restart(1);
-      writeAndRead(cluster, "restarted", Consistency.of(3, 3));
+      // A peer's channel to the killed process fails its next call and reconnects (a new
+      // handshake) within its backoff: 3/3 works again once every channel did.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(() -> writeAndRead(cluster, "restarted", Consistency.of(3, 3)));
       try (KvorumClient kv = cluster.client(1)) {
         assertThat(kv.getUtf8("before/7")).hasValue("v7");
       }
