@@ -51,8 +51,12 @@ class ClusterProcessIT {
       cluster.restart(0);
       cluster.restart(2);
       // Only node-2 can answer now: what it returns, it holds itself.
-      assertThat(cluster.node(0).terminate()).isZero();
-      assertThat(cluster.node(1).terminate()).isZero();
+      for (int i = 0; i < 2; i++) {
+        NodeProcess node = cluster.node(i);
+        assertThat(node.terminate())
+            .as("node-%d's exit; its stderr: %s", i, node.stderr())
+            .isZero();
+      }
       try (KvorumClient kv = cluster.client(2)) {
         for (int i = 0; i < 50; i++) {
           byte[] expected = ("v" + i).getBytes(UTF_8);
