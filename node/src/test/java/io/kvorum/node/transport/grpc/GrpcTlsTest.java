@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import ch.qos.logback.classic.Level;
-import io.kvorum.node.clock.CeilingStore;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
@@ -15,6 +14,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.CapturedLog;
+import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.TestCertificates;
 import io.kvorum.node.tls.TlsEngine;
 import io.kvorum.node.tls.TlsMaterial;
@@ -260,19 +260,7 @@ class GrpcTlsTest {
 
   private static HybridLogicalClock clock() {
     return HybridLogicalClock.start(
-        new CeilingStore() {
-          private volatile long ceiling;
-
-          @Override
-          public long load() {
-            return ceiling;
-          }
-
-          @Override
-          public void store(long ceilingMillis) {
-            ceiling = ceilingMillis;
-          }
-        },
+        new MemoryCeilingStore(),
         System::currentTimeMillis,
         Duration.ofSeconds(1),
         Duration.ofMinutes(1));
