@@ -31,7 +31,7 @@ final class Exchange {
   private final ChannelHandlerContext ctx;
   private final HttpMetrics metrics;
   private final HttpVersion version;
-  private final boolean keepAlive;
+  private boolean keepAlive;
   private final String operation;
   private final Runnable onDone;
   private final long startNanos = System.nanoTime();
@@ -70,10 +70,19 @@ final class Exchange {
     ctx.writeAndFlush(response).addListener(f -> finish(status, f.isSuccess()));
   }
 
-  /** Starts a chunked response; chunks follow, then {@link #endStream()} or {@link #abort()}. */
+  /**
+   * Starts a streamed response; chunks follow, then {@link #endStream()} or {@link #abort()}. In
+   * HTTP/1.1 the body is chunked. HTTP/1.0 has no chunked coding (a client reads it as part of the
+   * body), so there the body ends where the connection does, and the connection ends with it (found
+   * by fuzzing: a chunked answer to an HTTP/1.0 range request).
+   */
   void startStream(HttpResponse head, StreamListener listener) {
     this.streamListener = listener;
-    HttpUtil.setTransferEncodingChunked(head, true);
+    if (version.equals(HttpVersion.HTTP_1_0)) {
+      keepAlive = false;
+    } else {
+      HttpUtil.setTransferEncodingChunked(head, true);
+    }
     connectionHeaders(head);
     ctx.write(head);
   }
@@ -145,7 +154,10 @@ final class Exchange {
     }
   }
 
-  /** Whether this exchange ends the connection: nothing after it is served. */
+  /**
+   * Whether this exchange ends the connection: nothing after it is served. Known when it starts,
+   * except for a stream in HTTP/1.0, which ends the connection once it starts.
+   */
   boolean closesConnection() {
     return !keepAlive;
   }

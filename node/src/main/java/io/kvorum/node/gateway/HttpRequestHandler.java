@@ -130,6 +130,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
   /** The current exchange is answered: serve the next request, unless {@link #serve} will. */
   private void done() {
+    closing |= current.closesConnection();
     current = null;
     if (!serving) {
       FullHttpRequest request = nextWaiting();
