@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -201,6 +202,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof ClosedChannelException && !ctx.channel().isActive()) {
+      // A write to a connection that has already ended, such as the aggregator's 100 Continue to a
+      // request pipelined behind one that closed it (found by fuzzing): nothing failed.
+      return;
+    }
     log.debug("closing connection {} after an error", ctx.channel().remoteAddress(), cause);
     ctx.close();
   }
