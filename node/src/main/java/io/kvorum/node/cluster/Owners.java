@@ -4,6 +4,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Who holds a key under one {@link ClusterState}, by Cassandra's pending-ranges rule: the <em>read
@@ -68,15 +69,60 @@ public final class Owners {
     if (!changing()) {
       return new WriteSet(readers, ack);
     }
+    List<NodeId> gained = gained(key, from);
     List<NodeId> nodes = new ArrayList<>(readers);
-    int pending = 0;
-    for (NodeId node : targets(key, from)) {
-      if (!readers.contains(node)) {
-        nodes.add(node);
-        pending++;
+    nodes.addAll(gained);
+    return new WriteSet(List.copyOf(nodes), ack + gained.size());
+  }
+
+  /** The replicas {@code key}'s record gains by the change: its targets that are not owners now. */
+  public List<NodeId> gained(Key key, int from) {
+    if (!changing()) {
+      return List.of();
+    }
+    List<NodeId> readers = readers(key, from);
+    List<NodeId> gained = new ArrayList<>(1);
+    for (NodeId target : targets(key, from)) {
+      if (!readers.contains(target)) {
+        gained.add(target);
       }
     }
-    return new WriteSet(List.copyOf(nodes), ack + pending);
+    return gained;
+  }
+
+  /**
+   * The one owner that streams {@code key}'s record to the replicas it {@link #gained gains}, or
+   * empty when it gains none: the owner the change displaces, as Cassandra streams a range from the
+   * replica it moves away from, so that the new replica set holds what the old one did; the first
+   * owner in the key's ranking that stays when the displaced one is the node being removed (or when
+   * none is displaced: a record with more copies than there were owners).
+   */
+  public Optional<NodeId> handoffSource(Key key, int from) {
+    if (!changing()) {
+      return Optional.empty();
+    }
+    List<NodeId> readers = readers(key, from);
+    List<NodeId> targets = targets(key, from);
+    if (readers.containsAll(targets)) {
+      return Optional.empty();
+    }
+    NodeId removed =
+        state
+            .change()
+            .filter(change -> change.kind() == ClusterState.Kind.REMOVE)
+            .map(ClusterState.Change::node)
+            .orElse(null);
+    for (NodeId reader : readers) {
+      if (!targets.contains(reader) && !reader.equals(removed)) {
+        return Optional.of(reader);
+      }
+    }
+    for (NodeId reader : readers) {
+      if (!reader.equals(removed)) {
+        return Optional.of(reader);
+      }
+    }
+    return Optional.empty();
   }
 
   /** The placement over the owners, for code that ranks keys as reads do. */

@@ -2,6 +2,7 @@ package io.kvorum.node.core;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -36,6 +37,14 @@ public interface ScanCursor extends AutoCloseable {
         source.close();
       }
     };
+  }
+
+  /**
+   * A cursor over the entries of this one that {@code keep} keeps; closing it closes this one. Each
+   * batch has at least one entry unless this cursor is exhausted, however many it passes over.
+   */
+  default ScanCursor filter(Predicate<Entry> keep) {
+    return new FilteredCursor(this, keep);
   }
 
   /** A cursor that fails every call to {@link #next} with {@code error}. */

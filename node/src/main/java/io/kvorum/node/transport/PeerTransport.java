@@ -102,6 +102,18 @@ public interface PeerTransport extends AutoCloseable {
   }
 
   /**
+   * Membership: a cursor over {@code peer}'s records from {@code start} that the change of {@code
+   * epoch} gives a new replica ({@code to}, or any when null) and that {@code peer} is the one to
+   * hand off ({@link io.kvorum.node.cluster.Owners#handoffSource}), in key order. Each batch has a
+   * deadline of {@link #SEGMENT_BATCH_TIMEOUT}: the peer passes over the records it does not hand
+   * off.
+   */
+  default ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
+    return ScanCursor.failed(
+        new PeerUnavailableException(peer, "this transport carries no membership", null));
+  }
+
+  /**
    * Membership: asks the member listening at {@code host}:{@code port} (not necessarily a peer of
    * this transport yet) to admit {@code self} as a joining node.
    *

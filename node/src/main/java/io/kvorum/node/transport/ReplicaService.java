@@ -79,6 +79,16 @@ public interface ReplicaService {
   }
 
   /**
+   * Membership: this node's records from {@code start}, in key order, that the change of {@code
+   * epoch} gives a new replica ({@code to}, or any when null) and that this node is the one to hand
+   * off ({@link io.kvorum.node.cluster.Owners#handoffSource}). Fails with an {@link
+   * io.kvorum.node.core.InvalidRequestException} unless that change is in progress here.
+   */
+  default ScanCursor handoff(long epoch, NodeId to, Key start) {
+    return ScanCursor.failed(new UnavailableException("no membership here"));
+  }
+
+  /**
    * This node's wall clock, Unix milliseconds, for a peer measuring its clock offset to this node
    * ({@link PeerTransport#ping}).
    */

@@ -143,6 +143,11 @@ public final class ResilientPeerTransport implements PeerTransport {
     return streamed(peer, "segments", () -> delegate.segments(peer, segments));
   }
 
+  @Override
+  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
+    return streamed(peer, "handoff", () -> delegate.handoff(peer, epoch, to, start));
+  }
+
   private ScanCursor streamed(NodeId peer, String operation, Supplier<ScanCursor> open) {
     CircuitBreaker breaker = breaker(peer);
     if (!breaker.tryAcquirePermission()) {

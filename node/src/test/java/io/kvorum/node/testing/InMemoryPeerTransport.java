@@ -237,6 +237,15 @@ final class InMemoryPeerTransport implements PeerTransport {
   }
 
   @Override
+  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
+    return remoteCursor(
+        peer,
+        send(
+            peer, callTimeout, s -> CompletableFuture.completedFuture(s.handoff(epoch, to, start))),
+        SEGMENT_BATCH_TIMEOUT);
+  }
+
+  @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
     return remoteCursor(
         peer,

@@ -69,6 +69,11 @@ public final class ReplicaServices {
     }
 
     @Override
+    public ScanCursor handoff(long epoch, NodeId to, Key start) {
+      return delegate().handoff(epoch, to, start);
+    }
+
+    @Override
     public CompletableFuture<Long> hello(NodeId peer) {
       return delegate().hello(peer);
     }

@@ -112,20 +112,39 @@ final class ChangeDriver {
     }
     log.info("{}: every reachable member acknowledged; streaming", change);
     switch (change.kind()) {
+      // Each source sends only the records it hands off, so each new replica of a record gets it
+      // once, from the owner it replaces (Owners#handoffSource).
       case JOIN -> {
         for (NodeId source : state.owners()) {
-          streamer.stream(change.epoch(), source, entry -> toSelf(owners, entry));
+          streamer.stream(
+              change.epoch(),
+              source,
+              start -> transport.handoff(source, change.epoch(), self, start),
+              entry -> List.of(self));
         }
       }
-      case DECOMMISSION -> streamer.stream(change.epoch(), self, entry -> newOwners(owners, entry));
+      case DECOMMISSION ->
+          streamer.stream(
+              change.epoch(),
+              self,
+              start -> streamer.handoff(owners, null, start),
+              entry -> gained(owners, entry));
       case REMOVE -> {
         for (NodeId source : state.owners()) {
           if (!source.equals(change.node())) {
-            streamer.stream(change.epoch(), source, entry -> newOwners(owners, entry));
+            streamer.stream(
+                change.epoch(),
+                source,
+                start ->
+                    source.equals(self)
+                        ? streamer.handoff(owners, null, start)
+                        : transport.handoff(source, change.epoch(), null, start),
+                entry -> gained(owners, entry));
           }
         }
       }
     }
+    String streamed = streamer.summary();
     ClusterState done =
         membership.propose(
             s -> {
@@ -134,7 +153,7 @@ final class ChangeDriver {
               }
               return s.completed();
             });
-    log.info("{} complete: epoch {}", change, done.epoch());
+    log.info("{} complete: epoch {}; streamed {}", change, done.epoch(), streamed);
     files.deleteStartingWith("stream-" + change.epoch() + "-");
     if (change.kind() == ClusterState.Kind.DECOMMISSION) {
       awaitAcknowledged(done, done.epoch(), null);
@@ -144,23 +163,8 @@ final class ChangeDriver {
     }
   }
 
-  private List<NodeId> toSelf(Owners owners, Entry entry) {
-    return owners.targets(entry.key(), entry.record().replicas()).contains(self)
-        ? List.of(self)
-        : List.of();
-  }
-
-  /** The replicas a record gains by the change: its targets that are not its owners now. */
-  private static List<NodeId> newOwners(Owners owners, Entry entry) {
-    int from = entry.record().replicas();
-    List<NodeId> readers = owners.readers(entry.key(), from);
-    List<NodeId> gained = new ArrayList<>(2);
-    for (NodeId target : owners.targets(entry.key(), from)) {
-      if (!readers.contains(target)) {
-        gained.add(target);
-      }
-    }
-    return gained;
+  private static List<NodeId> gained(Owners owners, Entry entry) {
+    return owners.gained(entry.key(), entry.record().replicas());
   }
 
   /**

@@ -57,6 +57,11 @@ public final class MemberReplicaService implements ReplicaService {
   }
 
   @Override
+  public ScanCursor handoff(long epoch, NodeId to, Key start) {
+    return membership.handoff(epoch, to, start);
+  }
+
+  @Override
   public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
     return replicas.treeHashes(peer, level, positions);
   }

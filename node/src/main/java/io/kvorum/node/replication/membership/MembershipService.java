@@ -5,11 +5,14 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.cluster.MembershipStore;
+import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.replication.repair.RepairRate;
 import io.kvorum.node.storage.StorageEngine;
@@ -314,6 +317,20 @@ public final class MembershipService implements AutoCloseable {
     view.put("epoch", change.epoch());
     view.put("started", Instant.ofEpochMilli(change.startedMillis()).toString());
     return view;
+  }
+
+  /**
+   * This node's records that it hands off in the change of {@code epoch}, for the peer that drives
+   * it ({@link io.kvorum.node.transport.ReplicaService#handoff}).
+   */
+  public ScanCursor handoff(long epoch, NodeId to, Key start) {
+    Owners owners = membership.owners();
+    if (owners.state().change().map(ClusterState.Change::epoch).orElse(-1L) != epoch) {
+      return ScanCursor.failed(
+          new InvalidRequestException(
+              null, "no membership change of epoch " + epoch + " is in progress here"));
+    }
+    return streamer.handoff(owners, to, start);
   }
 
   /** Streaming figures per member, as this node sees them. */

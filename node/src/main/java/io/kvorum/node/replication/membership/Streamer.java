@@ -1,6 +1,8 @@
 package io.kvorum.node.replication.membership;
 
 import io.kvorum.node.cluster.MembershipStore;
+import io.kvorum.node.cluster.Owners;
+import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -21,12 +23,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * Streams the records of one source (this node's storage, or a peer's through the Scan call) to the
- * nodes each record should reach, at the node's repair rate, in key order. Resumable: after each
- * batch is stored on every destination, the last key passed is kept in the data directory ({@code
- * stream-<epoch>-<source>.resume}), and a restarted stream carries on after it; a finished source
- * leaves {@code stream-<epoch>-<source>.done}. Receivers merge by last-writer-wins, so a batch sent
- * twice is harmless. Blocking: runs on the membership worker thread.
+ * Streams the records of one source (this node's storage, or a peer's through the Handoff call) to
+ * the nodes each record should reach, at the node's repair rate, in key order. Resumable: after
+ * each batch is stored on every destination, the last key passed is kept in the data directory
+ * ({@code stream-<epoch>-<source>.resume}), and a restarted stream carries on after it; a finished
+ * source leaves {@code stream-<epoch>-<source>.done}. Receivers merge by last-writer-wins, so a
+ * batch sent twice is harmless. Blocking: runs on the membership worker thread.
  */
 final class Streamer {
   private static final int BATCH_ENTRIES = 256;
@@ -62,18 +64,50 @@ final class Streamer {
     return progress.computeIfAbsent(node, n -> new StreamProgress());
   }
 
+  /** What this node streamed for the change since this process started: copies stored or sent. */
+  String summary() {
+    long records = 0;
+    long bytes = 0;
+    for (StreamProgress each : progress.values()) {
+      StreamFigures figures = each.figures();
+      records += figures.recordsSent() + figures.recordsReceived();
+      bytes += figures.bytesSent() + figures.bytesReceived();
+    }
+    return records + " copies of records, " + bytes + " bytes";
+  }
+
   /** Forgets the figures and the resume files: the change they were for is over. */
   void reset() {
     progress.clear();
   }
 
   /**
-   * Streams every record of {@code source} to the nodes {@code destinations} names for it (this
-   * node included: stored locally), from where a previous run of the same change stopped.
+   * This node's records from {@code start} that it hands off under {@code owners} ({@link
+   * Owners#handoffSource}) to {@code to}, or to any new replica when null.
+   */
+  ScanCursor handoff(Owners owners, NodeId to, Key start) {
+    return storage
+        .scan(KeyRange.from(start))
+        .filter(
+            entry -> {
+              int from = entry.record().replicas();
+              return owners.handoffSource(entry.key(), from).filter(self::equals).isPresent()
+                  && (to == null || owners.gained(entry.key(), from).contains(to));
+            });
+  }
+
+  /**
+   * Streams the records of {@code source} that {@code open} gives from a start key to the nodes
+   * {@code destinations} names for each (this node included: stored locally), from where a previous
+   * run of the same change stopped.
    *
    * @throws StreamException if the source or a destination failed; run again to resume
    */
-  void stream(long epoch, NodeId source, Function<Entry, List<NodeId>> destinations) {
+  void stream(
+      long epoch,
+      NodeId source,
+      Function<Key, ScanCursor> open,
+      Function<Entry, List<NodeId>> destinations) {
     String name = "stream-" + epoch + "-" + source.value();
     if (files.read(name + ".done").isPresent()) {
       progress(source).done();
@@ -84,9 +118,7 @@ final class Streamer {
             .read(name + ".resume")
             .map(last -> Key.of(Arrays.copyOf(last, last.length + 1)))
             .orElse(Key.of(new byte[] {0}));
-    KeyRange range = KeyRange.from(start);
-    try (ScanCursor cursor =
-        source.equals(self) ? storage.scan(range) : transport.scan(source, range)) {
+    try (ScanCursor cursor = open.apply(start)) {
       while (true) {
         List<Entry> batch = await(cursor.next(BATCH_ENTRIES, BATCH_BYTES), "scan of " + source);
         if (batch.isEmpty()) {

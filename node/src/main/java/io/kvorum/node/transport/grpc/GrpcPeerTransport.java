@@ -234,6 +234,11 @@ public final class GrpcPeerTransport implements PeerTransport {
   }
 
   @Override
+  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
+    return GrpcScanCursor.handoff(channel(peer), SEGMENT_BATCH_TIMEOUT, epoch, to, start);
+  }
+
+  @Override
   public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
     TreeHashesRequest.Builder request =
         TreeHashesRequest.newBuilder().setNodeId(self.value()).setLevel(level);

@@ -3,8 +3,11 @@ package io.kvorum.node.transport.grpc;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.proto.replica.v1.HandoffRequest;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import io.kvorum.proto.replica.v1.SegmentsRequest;
@@ -58,6 +61,20 @@ final class GrpcScanCursor<Q> implements ScanCursor, ClientResponseObserver<Q, S
     GrpcScanCursor<SegmentsRequest> cursor =
         new GrpcScanCursor<>(channel, batchTimeout, "its segments");
     channel.stub().segments(request.build(), cursor);
+    return cursor;
+  }
+
+  /** The peer's records from {@code start} that it hands off in the change of {@code epoch}. */
+  static ScanCursor handoff(
+      PeerChannel channel, Duration batchTimeout, long epoch, NodeId to, Key start) {
+    HandoffRequest.Builder request =
+        HandoffRequest.newBuilder().setEpoch(epoch).setStart(ProtoMapping.bytes(start.bytes()));
+    if (to != null) {
+      request.setNodeId(to.value());
+    }
+    GrpcScanCursor<HandoffRequest> cursor =
+        new GrpcScanCursor<>(channel, batchTimeout, "its handoff");
+    channel.stub().handoff(request.build(), cursor);
     return cursor;
   }
 

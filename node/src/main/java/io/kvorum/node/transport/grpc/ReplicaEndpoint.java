@@ -16,6 +16,7 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.proto.replica.v1.GossipRequest;
 import io.kvorum.proto.replica.v1.GossipResponse;
+import io.kvorum.proto.replica.v1.HandoffRequest;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.JoinRequest;
@@ -150,6 +151,25 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     try {
       cursor =
           service.segments(peer, request.getSegmentsList().stream().mapToInt(s -> s).toArray());
+    } catch (IllegalArgumentException e) {
+      responses.onError(new InvalidRequestException(null, e.getMessage()));
+      return;
+    } catch (RuntimeException e) {
+      responses.onError(e);
+      return;
+    }
+    new ScanPump((ServerCallStreamObserver<ScanBatch>) responses, cursor).start();
+  }
+
+  @Override
+  public void handoff(HandoffRequest request, StreamObserver<ScanBatch> responses) {
+    NodeId to = request.hasNodeId() ? caller(request.getNodeId(), responses) : null;
+    if (request.hasNodeId() && to == null) {
+      return;
+    }
+    ScanCursor cursor;
+    try {
+      cursor = service.handoff(request.getEpoch(), to, ProtoMapping.key(request.getStart()));
     } catch (IllegalArgumentException e) {
       responses.onError(new InvalidRequestException(null, e.getMessage()));
       return;

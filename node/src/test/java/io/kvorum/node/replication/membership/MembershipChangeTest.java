@@ -2,9 +2,13 @@ package io.kvorum.node.replication.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.node.cluster.RendezvousPlacement;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.testing.CapturedLog;
 import io.kvorum.node.testing.LocalCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -183,6 +188,36 @@ class MembershipChangeTest {
             .untilAsserted(
                 () -> assertThat(MembershipLoad.misplaced(cluster, keys, members)).isEmpty());
       }
+    }
+  }
+
+  /**
+   * Was: the joining node scanned every owner whole and kept what it gained, so each record came
+   * from all three of its owners and the others crossed the network for nothing.
+   */
+  @Test
+  void aJoiningNodeReceivesEachRecordItGainsOnceFromTheOwnerItDisplaces() throws Exception {
+    try (CapturedLog log = CapturedLog.of(ChangeDriver.class);
+        LocalCluster cluster = LocalCluster.start(3)) {
+      preload(cluster, 300);
+      int joined = cluster.join(1);
+      assertThat(cluster.node(joined).ready()).succeedsWithin(Duration.ofSeconds(60));
+      RendezvousPlacement after = new RendezvousPlacement(cluster.ids());
+      long gained =
+          IntStream.range(0, 300)
+              .filter(i -> after.replicas(Key.utf8("pre-" + i), 3).contains(cluster.id(joined)))
+              .count();
+      assertThat(gained).isBetween(180L, 270L); // about three in four
+      Awaitility.await()
+          .untilAsserted(
+              () ->
+                  assertThat(log.lines(Level.INFO))
+                      .anySatisfy(
+                          line ->
+                              assertThat(line)
+                                  .contains("join of " + cluster.id(joined))
+                                  .contains("complete")
+                                  .contains("streamed " + gained + " copies of records")));
     }
   }
 
