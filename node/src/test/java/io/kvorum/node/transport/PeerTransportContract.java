@@ -248,6 +248,60 @@ public abstract class PeerTransportContract {
         .isInstanceOf(InvalidRequestException.class);
   }
 
+  // ---- membership -----------------------------------------------------------------------------
+
+  @Test
+  void aHandoffCarriesItsChangeTargetAndStartAndStreamsWhatThePeerHandsOff() {
+    long ahead = Duration.ofSeconds(30).toMillis();
+    cluster(2, CALL_TIMEOUT, id -> id.equals(N2) ? () -> System.currentTimeMillis() + ahead : null);
+    List<String> asked = new CopyOnWriteArrayList<>();
+    ReplicaService normal = node(N2).normalService();
+    node(N2)
+        .serve(
+            new ReplicaServices.Forwarding() {
+              @Override
+              protected ReplicaService delegate() {
+                return normal;
+              }
+
+              @Override
+              public ScanCursor handoff(long epoch, NodeId to, Key start) {
+                asked.add(epoch + " " + to + " " + start);
+                return normal.scan(KeyRange.from(start)).filter(e -> e.key().size() % 2 == 1);
+              }
+            });
+    for (int i = 0; i < 300; i++) {
+      await(node(N2).storage().put(key("h-" + i), Record.value(version(i + 1), bytes("v" + i))));
+    }
+    Version peer = node(N2).clock().now();
+
+    List<Entry> pulled = new ArrayList<>();
+    try (ScanCursor cursor = caller().handoff(N2, 7, N1, key("h-1"))) {
+      for (List<Entry> batch = await(cursor.next(64, 1 << 20));
+          !batch.isEmpty();
+          batch = await(cursor.next(64, 1 << 20))) {
+        pulled.addAll(batch);
+      }
+    }
+    try (ScanCursor cursor = caller().handoff(N2, 8, null, key("h-2"))) {
+      await(cursor.next(64, 1 << 20));
+    }
+
+    assertThat(asked).containsExactly("7 n1 " + key("h-1"), "8 null " + key("h-2"));
+    assertThat(pulled)
+        .as("what the peer's handoff gave, in key order, records intact")
+        .containsExactlyElementsOf(
+            await(node(N2).storage().scan(KeyRange.from(key("h-1"))).next(1000, 1 << 20)).stream()
+                .filter(e -> e.key().size() % 2 == 1)
+                .toList());
+    assertThat(pulled).hasSizeGreaterThan(150); // several batches
+    assertThat(node(N1).clock().current()).isGreaterThanOrEqualTo(peer);
+    node(N2).serveNormally();
+    assertThat(failure(caller().handoff(N2, 7, N1, key("a")).next(10, 1 << 20)))
+        .as("a node without membership")
+        .isInstanceOf(UnavailableException.class);
+  }
+
   // ---- hello ----------------------------------------------------------------------------------
 
   @Test

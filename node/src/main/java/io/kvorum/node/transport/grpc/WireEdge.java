@@ -29,6 +29,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.proto.replica.v1.CallFailure;
 import io.kvorum.proto.replica.v1.GossipRequest;
 import io.kvorum.proto.replica.v1.GossipResponse;
+import io.kvorum.proto.replica.v1.HandoffRequest;
 import io.kvorum.proto.replica.v1.HelloRequest;
 import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.JoinRequest;
@@ -122,6 +123,7 @@ final class WireEdge {
           case TreeHashesRequest m -> m.toBuilder().setHlc(hlc).build();
           case TreeHashesResponse m -> m.toBuilder().setHlc(hlc).build();
           case SegmentsRequest m -> m.toBuilder().setHlc(hlc).build();
+          case HandoffRequest m -> m.toBuilder().setHlc(hlc).build();
           case GossipRequest m -> m.toBuilder().setHlc(hlc).build();
           case GossipResponse m -> m.toBuilder().setHlc(hlc).build();
           case JoinRequest m -> m.toBuilder().setHlc(hlc).build();
@@ -144,6 +146,7 @@ final class WireEdge {
           case TreeHashesRequest m -> m.getHlc();
           case TreeHashesResponse m -> m.getHlc();
           case SegmentsRequest m -> m.getHlc();
+          case HandoffRequest m -> m.getHlc();
           case GossipRequest m -> m.getHlc();
           case GossipResponse m -> m.getHlc();
           case JoinRequest m -> m.getHlc();
