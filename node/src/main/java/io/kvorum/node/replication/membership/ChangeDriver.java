@@ -6,16 +6,21 @@ import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,38 +116,31 @@ final class ChangeDriver {
       return;
     }
     log.info("{}: every reachable member acknowledged; streaming", change);
+    // Each source sends only the records it hands off, so each new replica of a record gets it
+    // once, from the owner it replaces (Owners#handoffSource).
     switch (change.kind()) {
-      // Each source sends only the records it hands off, so each new replica of a record gets it
-      // once, from the owner it replaces (Owners#handoffSource).
-      case JOIN -> {
-        for (NodeId source : state.owners()) {
-          streamer.stream(
+      case JOIN ->
+          streamEach(
               change.epoch(),
-              source,
-              start -> transport.handoff(source, change.epoch(), self, start),
+              state.owners(),
+              source -> start -> transport.handoff(source, change.epoch(), self, start),
               entry -> List.of(self));
-        }
-      }
       case DECOMMISSION ->
-          streamer.stream(
+          streamEach(
               change.epoch(),
-              self,
-              start -> streamer.handoff(owners, null, start),
+              List.of(self),
+              source -> start -> streamer.handoff(owners, null, start),
               entry -> gained(owners, entry));
-      case REMOVE -> {
-        for (NodeId source : state.owners()) {
-          if (!source.equals(change.node())) {
-            streamer.stream(
-                change.epoch(),
-                source,
-                start ->
-                    source.equals(self)
-                        ? streamer.handoff(owners, null, start)
-                        : transport.handoff(source, change.epoch(), null, start),
-                entry -> gained(owners, entry));
-          }
-        }
-      }
+      case REMOVE ->
+          streamEach(
+              change.epoch(),
+              state.owners().stream().filter(source -> !source.equals(change.node())).toList(),
+              source ->
+                  start ->
+                      source.equals(self)
+                          ? streamer.handoff(owners, null, start)
+                          : transport.handoff(source, change.epoch(), null, start),
+              entry -> gained(owners, entry));
     }
     String streamed = streamer.summary();
     ClusterState done =
@@ -160,6 +158,35 @@ final class ChangeDriver {
       files.markDecommissioned();
       log.info("decommissioned: every reachable member knows this node left");
       left.complete(null);
+    }
+  }
+
+  /**
+   * Streams from every source at once, one thread each, sharing the node's streaming rate: a source
+   * scans all its records to find those it hands off, so the scanning is spread over the sources
+   * rather than done by one at a time. Waits for all; a source that failed fails the drive once the
+   * others are done (their progress is kept).
+   */
+  private void streamEach(
+      long epoch,
+      List<NodeId> sources,
+      Function<NodeId, Function<Key, ScanCursor>> open,
+      Function<Entry, List<NodeId>> destinations) {
+    List<Future<?>> streams = new ArrayList<>();
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (NodeId source : sources) {
+        streams.add(
+            threads.submit(() -> streamer.stream(epoch, source, open.apply(source), destinations)));
+      }
+    }
+    for (Future<?> stream : streams) {
+      if (stream.state() == Future.State.FAILED
+          && stream.exceptionNow() instanceof RuntimeException e) {
+        throw e;
+      }
+      if (stream.state() != Future.State.SUCCESS) {
+        throw new Streamer.StreamException("a stream did not finish: " + stream.state(), null);
+      }
     }
   }
 

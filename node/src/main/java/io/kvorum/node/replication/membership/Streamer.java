@@ -28,7 +28,8 @@ import java.util.function.Function;
  * each batch is stored on every destination, the last key passed is kept in the data directory
  * ({@code stream-<epoch>-<source>.resume}), and a restarted stream carries on after it; a finished
  * source leaves {@code stream-<epoch>-<source>.done}. Receivers merge by last-writer-wins, so a
- * batch sent twice is harmless. Blocking: runs on the membership worker thread.
+ * batch sent twice is harmless. Blocking: each source streams on its own thread of a drive ({@link
+ * ChangeDriver}); the rate and the figures are shared.
  */
 final class Streamer {
   private static final int BATCH_ENTRIES = 256;
