@@ -8,7 +8,8 @@
 #      while node-2 rebuilds the same way again (measured from 30 s after its restart, after GETs
 #      that warm its JIT up), and again once the rebuild is done;
 #   4. the streaming of a join (issue 13): node-3 started with --join, timed until it reports ready
-#      (a normal member holding its keys), with GETs at FG_RATE/s through the three others meanwhile.
+#      (a normal member holding its keys), with GETs at FG_RATE/s through the three others for 30 s
+#      from JOIN_DELAY s (default 0) after its start, and the CPU time each node spent meanwhile.
 #      The cluster has four members after it.
 # Load comes from wrk2 (WRK2=/path/to/wrk2/wrk, or wrk2 on the PATH; see bench/README.md). Nodes run
 # with a 1 GiB heap, --repair-interval 1h (rounds only when asked) and --repair-rate REPAIR_RATE.
@@ -21,6 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 keys="${KEYS:-1000000}"
 repair_rate="${REPAIR_RATE:-8MiB}"
 fg_rate="${FG_RATE:-3000}"
+join_delay="${JOIN_DELAY:-0}"  # seconds after node-3's start before step 4's GETs
 load_rate="${LOAD_RATE:-5000}"   # preload PUTs per second per node
 wrk2="${WRK2:-$(command -v wrk2 || true)}"
 [ -x "$wrk2" ] || { echo "bench/repair.sh needs wrk2: WRK2=/path/to/wrk2/wrk (see bench/README.md)" >&2; exit 1; }
@@ -47,6 +49,9 @@ ready() { # wait until node i reports ready
     kill -0 "${pids[i]}" 2> /dev/null || { tail -20 "$work/node-$i.log"; exit 1; }
     sleep 0.2
   done
+}
+cpu() { # CPU seconds (user and system) node i's process has used so far
+  awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/${pids[$1]}/stat"
 }
 stop() { # SIGTERM node i and wait for it
   local i=$1
@@ -214,15 +219,23 @@ if [ -d "$work/data-3" ]; then
 fi
 quiet
 gets warm-up-join > /dev/null
-echo "4. node-3 joins with --join (GETs at $fg_rate/s through nodes 0-2 meanwhile, the first 30 s):"
+echo "4. node-3 joins with --join (GETs at $fg_rate/s through nodes 0-2 meanwhile, 30 s from ${join_delay} s after its start):"
+cpu_before=$(for i in 0 1 2; do cpu "$i"; done)
 t0=$(now)
 start 3
-gets join > "$work/gets-join.txt" &
+(sleep "$join_delay"; gets join) > "$work/gets-join.txt" &
 getting=$!
 ready 3
 joined=$(since "$t0")
+cpu_after=$(for i in 0 1 2 3; do cpu "$i"; done)
 wait "$getting"
 cat "$work/gets-join.txt"
+python3 -c '
+import sys
+before = [float(x) for x in sys.argv[1].split()] + [0.0]
+after = [float(x) for x in sys.argv[2].split()]
+print("   CPU seconds spent by each node until node-3 was ready (GETs included):",
+      ", ".join(f"node-{i} {a - b:.1f}" for i, (a, b) in enumerate(zip(after, before))))' "$cpu_before" "$cpu_after"
 echo "   ready (a normal member) after $joined s; its data directory: $(du -sh "$work/data-3" | cut -f1)" \
   "($(python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6 / float(sys.argv[2]):.1f}')" "$(du -sb "$work/data-3" | cut -f1)" "$joined") MB/s over the join)"
 curl -sf "http://127.0.0.1:$((http + 3))/v0/cluster" | python3 -c '

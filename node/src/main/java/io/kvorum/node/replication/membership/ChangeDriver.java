@@ -129,7 +129,7 @@ final class ChangeDriver {
           streamEach(
               change.epoch(),
               List.of(self),
-              source -> start -> streamer.handoff(owners, null, start),
+              source -> start -> streamer.handoff(owners, null, start, false),
               entry -> gained(owners, entry));
       case REMOVE ->
           streamEach(
@@ -138,7 +138,7 @@ final class ChangeDriver {
               source ->
                   start ->
                       source.equals(self)
-                          ? streamer.handoff(owners, null, start)
+                          ? streamer.handoff(owners, null, start, false)
                           : transport.handoff(source, change.epoch(), null, start),
               entry -> gained(owners, entry));
     }

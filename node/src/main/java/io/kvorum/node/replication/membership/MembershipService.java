@@ -330,7 +330,7 @@ public final class MembershipService implements AutoCloseable {
           new InvalidRequestException(
               null, "no membership change of epoch " + epoch + " is in progress here"));
     }
-    return streamer.handoff(owners, to, start);
+    return streamer.handoff(owners, to, start, true);
   }
 
   /** Streaming figures per member, as this node sees them. */

@@ -84,17 +84,32 @@ final class Streamer {
 
   /**
    * This node's records from {@code start} that it hands off under {@code owners} ({@link
-   * Owners#handoffSource}) to {@code to}, or to any new replica when null.
+   * Owners#handoffSource}) to {@code to}, or to any new replica when null. For a peer that pulls
+   * them ({@code paced}), the records read to find them pass at the node's rate: the peer paces
+   * what it receives, but this node reads every record it holds to find the few it hands off, and
+   * that reading competes with its requests.
    */
-  ScanCursor handoff(Owners owners, NodeId to, Key start) {
-    return storage
-        .scan(KeyRange.from(start))
-        .filter(
-            entry -> {
-              int from = entry.record().replicas();
-              return owners.handoffSource(entry.key(), from).filter(self::equals).isPresent()
-                  && (to == null || owners.gained(entry.key(), from).contains(to));
-            });
+  ScanCursor handoff(Owners owners, NodeId to, Key start, boolean paced) {
+    ScanCursor scan = storage.scan(KeyRange.from(start));
+    if (paced) {
+      scan = scan.mapBatches(batch -> batch.thenCompose(this::paced));
+    }
+    return scan.filter(
+        entry -> {
+          int from = entry.record().replicas();
+          return owners.handoffSource(entry.key(), from).filter(self::equals).isPresent()
+              && (to == null || owners.gained(entry.key(), from).contains(to));
+        });
+  }
+
+  private CompletableFuture<List<Entry>> paced(List<Entry> batch) {
+    long bytes = 0;
+    for (Entry entry : batch) {
+      bytes += entry.key().size() + entry.record().value().length;
+    }
+    return bytes == 0
+        ? CompletableFuture.completedFuture(batch)
+        : rate.acquire(bytes).thenApply(x -> batch);
   }
 
   /**
