@@ -33,6 +33,7 @@ import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,23 +94,15 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
 
   @Override
   public void scan(ScanRequest request, StreamObserver<ScanBatch> responses) {
-    ScanCursor cursor;
-    try {
-      KeyRange range =
-          new KeyRange(
-              ProtoMapping.key(request.getStart()),
-              request.hasEnd()
-                  ? Optional.of(ProtoMapping.key(request.getEnd()))
-                  : Optional.empty());
-      cursor = service.scan(range);
-    } catch (IllegalArgumentException e) {
-      responses.onError(new InvalidRequestException(null, e.getMessage()));
-      return;
-    } catch (RuntimeException e) {
-      responses.onError(e);
-      return;
-    }
-    new ScanPump((ServerCallStreamObserver<ScanBatch>) responses, cursor).start();
+    pump(
+        responses,
+        () ->
+            service.scan(
+                new KeyRange(
+                    ProtoMapping.key(request.getStart()),
+                    request.hasEnd()
+                        ? Optional.of(ProtoMapping.key(request.getEnd()))
+                        : Optional.empty())));
   }
 
   @Override
@@ -147,18 +140,8 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     if (peer == null) {
       return;
     }
-    ScanCursor cursor;
-    try {
-      cursor =
-          service.segments(peer, request.getSegmentsList().stream().mapToInt(s -> s).toArray());
-    } catch (IllegalArgumentException e) {
-      responses.onError(new InvalidRequestException(null, e.getMessage()));
-      return;
-    } catch (RuntimeException e) {
-      responses.onError(e);
-      return;
-    }
-    new ScanPump((ServerCallStreamObserver<ScanBatch>) responses, cursor).start();
+    int[] segments = request.getSegmentsList().stream().mapToInt(s -> s).toArray();
+    pump(responses, () -> service.segments(peer, segments));
   }
 
   @Override
@@ -167,9 +150,19 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     if (request.hasNodeId() && to == null) {
       return;
     }
+    pump(
+        responses,
+        () -> service.handoff(request.getEpoch(), to, ProtoMapping.key(request.getStart())));
+  }
+
+  /**
+   * Opens a cursor and sends its batches; a cursor that cannot be opened fails the call (a bad
+   * argument as an invalid request).
+   */
+  private static void pump(StreamObserver<ScanBatch> responses, Supplier<ScanCursor> open) {
     ScanCursor cursor;
     try {
-      cursor = service.handoff(request.getEpoch(), to, ProtoMapping.key(request.getStart()));
+      cursor = open.get();
     } catch (IllegalArgumentException e) {
       responses.onError(new InvalidRequestException(null, e.getMessage()));
       return;
