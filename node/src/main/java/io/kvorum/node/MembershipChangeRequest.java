@@ -43,6 +43,18 @@ final class MembershipChangeRequest {
     String who =
         name == null ? "the node at " + node.baseUrl() : name + " (" + node.baseUrl() + ")";
     int status = answer.statusCode();
+    if (status == 200 && body != null && body.path("status").asText().equals("aborted")) {
+      out.println(
+          "kvorum-node "
+              + command
+              + ": "
+              + who
+              + " aborted the join of "
+              + body.path("change").path("node").asText()
+              + ", which was down: the cluster keeps the members it had.");
+      out.flush();
+      return KvorumNode.EXIT_OK;
+    }
     if (status == 200 || status == 202) {
       out.println("kvorum-node " + command + ": " + started.apply(who));
       out.flush();

@@ -26,12 +26,13 @@ import picocli.CommandLine.Spec;
           + " (its disk lost, its machine retired, or skipped when scaling down): NODE leaves the"
           + " membership at once and each of its keys is copied from its surviving replicas to the"
           + " node that takes its place. Decommission a node that still runs instead: it hands its"
-          + " own records over. Follow the change with 'kvorum-node status'.",
+          + " own records over. A NODE that died while it was joining has its join aborted: the"
+          + " cluster keeps the members it had. Follow the change with 'kvorum-node status'.",
       ""
     },
     footer = {
       "",
-      "Exit codes: 0 the removal started, 1 the node refused it (e.g. another change in progress)"
+      "Exit codes: 0 the removal started (or the join aborted), 1 the node refused it (e.g. another change in progress)"
           + " or could not be reached, 2 bad options."
     })
 final class RemoveCommand implements Callable<Integer> {

@@ -185,6 +185,27 @@ class AdminCommandsTest {
   }
 
   @Test
+  void removeOfANodeThatDiedJoiningSaysItsJoinWasAborted() throws IOException {
+    int port =
+        fakeNode(
+            RemoveCommand.PATH,
+            200,
+            """
+            {"status":"aborted","node":"kvorum-0","change":{"kind":"join","node":"kvorum-3"}}
+            """);
+
+    Run run = run("remove", "--port", String.valueOf(port), "kvorum-3");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out())
+        .startsWith(
+            "kvorum-node remove: kvorum-0 (http://localhost:"
+                + port
+                + ") aborted the join of kvorum-3, which was down: the cluster keeps the members"
+                + " it had.");
+  }
+
+  @Test
   void removeOfAnUnknownNodeSaysWhatTheNodeAnswered() throws IOException {
     int port =
         fakeNode(

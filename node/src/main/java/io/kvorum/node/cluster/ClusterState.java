@@ -148,6 +148,20 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
   }
 
   /**
+   * This state with the join in progress aborted, in a new epoch: the joining node is gone and the
+   * members are those before it. Writes during the join needed {@code ack} answers from the owners
+   * besides the joining node's, so the owners hold every acknowledged write without it.
+   */
+  public ClusterState joinAborted() {
+    Change join =
+        change
+            .filter(c -> c.kind() == Kind.JOIN)
+            .orElseThrow(() -> new IllegalStateException("no join in progress"));
+    List<Node> next = nodes.stream().filter(n -> !n.id().equals(join.node())).toList();
+    return new ClusterState(epoch + 1, next, Optional.empty());
+  }
+
+  /**
    * This state once the change in progress completed, in a new epoch: a joining node is normal, a
    * leaving one is gone.
    */

@@ -225,7 +225,7 @@ final class Endpoints {
     return json(HttpResponseStatus.ACCEPTED, MembershipView.started(change, status.nodeId()));
   }
 
-  /** Starts the removal of a dead member. */
+  /** Starts the removal of a dead member, or aborts the join of a dead joining node. */
   private FullHttpResponse remove(FullHttpRequest request) {
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     String node =
@@ -243,6 +243,10 @@ final class Endpoints {
       throw new InvalidRequestException(KvorumApi.PARAM_NODE, e.getMessage());
     }
     ClusterState.Change change = coordinator.remove(id);
+    if (change.kind() == ClusterState.Kind.JOIN) {
+      // The node was joining: its join is aborted, done once answered.
+      return json(HttpResponseStatus.OK, MembershipView.aborted(change, status.nodeId()));
+    }
     return json(HttpResponseStatus.ACCEPTED, MembershipView.started(change, status.nodeId()));
   }
 

@@ -20,6 +20,14 @@ final class MembershipView {
   }
 
   /** The answer to a change started: {@code 202} with the change. */
+  static Map<String, Object> aborted(ClusterState.Change change, String node) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "aborted");
+    body.put("node", node);
+    body.put("change", change(change));
+    return body;
+  }
+
   static Map<String, Object> started(ClusterState.Change change, String node) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "started");

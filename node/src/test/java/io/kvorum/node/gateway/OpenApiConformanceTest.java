@@ -149,6 +149,7 @@ class OpenApiConformanceTest {
     r.put("POST /v0/cluster/remove 404", () -> send("POST", KvorumApi.PATH_REMOVE + "?node=zz"));
     r.put("POST /v0/cluster/remove 409", () -> membershipChanges().get("remove live"));
     r.put("POST /v0/cluster/remove 202", () -> membershipChanges().get("remove dead"));
+    r.put("POST /v0/cluster/remove 200", () -> membershipChanges().get("remove dead joining"));
     r.put("POST /v0/cluster/decommission 409", () -> membershipChanges().get("second change"));
     r.put("POST /v0/cluster/decommission 202", () -> membershipChanges().get("decommission"));
     r.put(
@@ -170,7 +171,8 @@ class OpenApiConformanceTest {
 
   /**
    * The answers of membership changes, from one scenario on a 3-node cluster: removing a live node,
-   * removing a dead one, a second change while that one runs, and a decommission after it.
+   * removing a dead one, a second change while that one runs, and a decommission after it; and
+   * removing a node that died while it joined.
    */
   private Map<String, Integer> membershipChanges() throws Exception {
     if (changes != null) {
@@ -186,6 +188,20 @@ class OpenApiConformanceTest {
           .atMost(Duration.ofSeconds(30))
           .until(() -> get(cluster, 2, KvorumApi.PATH_CLUSTER).path("nodes").size() == 2);
       changes.put("decommission", post(cluster, 2, KvorumApi.PATH_DECOMMISSION));
+    }
+    // A slow stream, so that the join is in progress when its node dies.
+    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(256, Duration.ofHours(1)))) {
+      for (int i = 0; i < 100; i++) {
+        cluster.client(1).put("k" + i, "v" + i);
+      }
+      int joined = cluster.join(1);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> get(cluster, 1, KvorumApi.PATH_CLUSTER).path("change").has("kind"));
+      cluster.stop(joined);
+      changes.put(
+          "remove dead joining",
+          post(cluster, 1, KvorumApi.PATH_REMOVE + "?node=" + cluster.id(joined)));
     }
     return changes;
   }

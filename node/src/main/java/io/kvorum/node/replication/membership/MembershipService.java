@@ -62,6 +62,7 @@ public final class MembershipService implements AutoCloseable {
   private final OwnershipSweep sweep;
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private volatile boolean closed;
+  private volatile MemberState wasMember;
 
   public MembershipService(
       Membership membership,
@@ -109,6 +110,21 @@ public final class MembershipService implements AutoCloseable {
     if (state.change().isEmpty()) {
       streamer.reset();
     }
+    // A member that learns it is one no longer, other than by its own decommission, was removed
+    // while it was away (or its join aborted): it stops, as a decommissioned node does, and a
+    // restart refuses to start on its data directory.
+    if (state.epoch() > 0
+        && mine == null
+        && wasMember != null
+        && wasMember != MemberState.LEAVING) {
+      log.error(
+          "this node is no longer a member of the cluster (epoch {}: {}): it was removed, or its"
+              + " join aborted, while it was away; it stops. Wipe its data directory to join again",
+          state.epoch(),
+          state.ids());
+      driver.left().complete(null);
+    }
+    wasMember = mine;
   }
 
   /** Completes once this node is a normal member (at once for a member of a seeded cluster). */
@@ -253,7 +269,13 @@ public final class MembershipService implements AutoCloseable {
         s -> s.withLeaving(membership.self(), ClusterState.Kind.DECOMMISSION, now()));
   }
 
-  /** Starts the removal of {@code node}, which must be down. */
+  /**
+   * Starts the removal of {@code node}, which must be down; or, if {@code node} is the one joining,
+   * aborts its join (a node that died for good while it joined would otherwise hold the cluster in
+   * its change forever).
+   *
+   * @return the removal started, or the join aborted (a change of kind JOIN)
+   */
   public ClusterState.Change remove(NodeId node) {
     ClusterState state = membership.state();
     if (state.node(node).isEmpty()) {
@@ -272,8 +294,45 @@ public final class MembershipService implements AutoCloseable {
           "node '" + node + "' is up: decommission it instead (remove is for dead nodes)",
           Map.of("node", node.value()));
     }
+    Optional<ClusterState.Change> join =
+        state.change().filter(c -> c.kind() == ClusterState.Kind.JOIN && c.node().equals(node));
+    if (join.isPresent()) {
+      return abort(join.get());
+    }
     return propose(
         node, ClusterState.Kind.REMOVE, s -> s.withLeaving(node, ClusterState.Kind.REMOVE, now()));
+  }
+
+  private ClusterState.Change abort(ClusterState.Change join) {
+    try {
+      ClusterState next =
+          CompletableFuture.supplyAsync(
+                  () ->
+                      membership.propose(
+                          s -> {
+                            if (s.change().equals(Optional.of(join))) {
+                              return s.joinAborted();
+                            }
+                            // The join completed meanwhile: the node is a member to remove.
+                            refuseIfChanging(s);
+                            return s.withLeaving(join.node(), ClusterState.Kind.REMOVE, now());
+                          }),
+                  io)
+              .join();
+      if (next.change().isPresent()) {
+        log.info("started remove of {} at epoch {}", join.node(), next.epoch());
+      } else {
+        log.warn(
+            "aborted the {} at epoch {}: the cluster keeps its members {}",
+            join,
+            next.epoch(),
+            next.ids());
+      }
+      gossipWithAll(next);
+      return next.change().orElse(join);
+    } catch (java.util.concurrent.CompletionException e) {
+      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
+    }
   }
 
   private ClusterState.Change propose(

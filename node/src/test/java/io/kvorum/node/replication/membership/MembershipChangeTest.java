@@ -16,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -218,6 +219,59 @@ class MembershipChangeTest {
                                   .contains("join of " + cluster.id(joined))
                                   .contains("complete")
                                   .contains("streamed " + gained + " copies of records")));
+    }
+  }
+
+  @Test
+  void aJoinWhoseNodeDiedIsAbortedByRemovingItAndNoAcknowledgedWriteIsLost() throws Exception {
+    // A slow stream, so that the join is still in progress when its node dies.
+    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(256, Duration.ofHours(1)))) {
+      preload(cluster, 600);
+      List<NodeId> members = cluster.ids();
+      try (MembershipLoad load =
+          new MembershipLoad(cluster, 3, 40, () -> 1 + ThreadLocalRandom.current().nextInt(3))) {
+        int joined = cluster.join(1);
+        NodeId id = cluster.id(joined);
+        Awaitility.await()
+            .until(
+                () -> clusterView(cluster, 2).path("change").path("kind").asText().equals("join"));
+        long during = load.writes();
+        Awaitility.await().until(() -> load.writes() > during + 50); // some reach the new node too
+        cluster.stop(joined);
+
+        HttpResponse<String> aborted = post(cluster, 2, "/v0/cluster/remove?node=" + id);
+
+        assertThat(aborted.statusCode()).as(aborted.body()).isEqualTo(200);
+        JsonNode body = JSON.readTree(aborted.body());
+        assertThat(body.path("status").asText()).isEqualTo("aborted");
+        assertThat(body.path("change").path("kind").asText()).isEqualTo("join");
+        for (int node = 1; node <= 3; node++) {
+          int n = node;
+          Awaitility.await()
+              .untilAsserted(
+                  () -> {
+                    JsonNode view = clusterView(cluster, n);
+                    assertThat(view.path("change").isMissingNode()).isTrue();
+                    assertThat(view.path("nodes").findValuesAsText("id"))
+                        .containsExactlyInAnyOrder("n1", "n2", "n3");
+                  });
+        }
+        long after = load.writes();
+        Awaitility.await().until(() -> load.writes() > after + 50);
+        load.close();
+        for (int node = 1; node <= 3; node++) {
+          load.assertNothingLost(node);
+        }
+        for (int i = 0; i < 600; i++) {
+          assertThat(cluster.client(3).getUtf8("pre-" + i)).hasValue("v" + i);
+        }
+
+        // The dead node comes back: it learns it is no member and stops by itself.
+        CompletableFuture<Void> ignored = cluster.startNodeInBackground(joined);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> cluster.node(joined).left());
+        assertThat(clusterView(cluster, 1).path("nodes").findValuesAsText("id"))
+            .containsExactlyInAnyOrderElementsOf(members.stream().map(NodeId::value).toList());
+      }
     }
   }
 
