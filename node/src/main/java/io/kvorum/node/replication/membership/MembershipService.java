@@ -62,7 +62,9 @@ public final class MembershipService implements AutoCloseable {
   private final OwnershipSweep sweep;
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private volatile boolean closed;
-  private volatile MemberState wasMember;
+  // What changed() saw last: whether this node was a member, and whether it was decommissioning.
+  private volatile boolean wasMember;
+  private volatile boolean decommissioning;
 
   public MembershipService(
       Membership membership,
@@ -110,13 +112,10 @@ public final class MembershipService implements AutoCloseable {
     if (state.change().isEmpty()) {
       streamer.reset();
     }
-    // A member that learns it is one no longer, other than by its own decommission, was removed
-    // while it was away (or its join aborted): it stops, as a decommissioned node does, and a
-    // restart refuses to start on its data directory.
-    if (state.epoch() > 0
-        && mine == null
-        && wasMember != null
-        && wasMember != MemberState.LEAVING) {
+    // A member that learns it is one no longer, other than by its own decommission (which its
+    // driver ends), was removed while it was away or its join aborted: it stops, as a
+    // decommissioned node does, and a restart refuses to start on its data directory.
+    if (state.epoch() > 0 && mine == null && wasMember && !decommissioning) {
       log.error(
           "this node is no longer a member of the cluster (epoch {}: {}): it was removed, or its"
               + " join aborted, while it was away; it stops. Wipe its data directory to join again",
@@ -124,7 +123,13 @@ public final class MembershipService implements AutoCloseable {
           state.ids());
       driver.left().complete(null);
     }
-    wasMember = mine;
+    wasMember = mine != null;
+    decommissioning =
+        state
+            .change()
+            .filter(c -> c.kind() == ClusterState.Kind.DECOMMISSION)
+            .map(c -> c.node().equals(membership.self()))
+            .orElse(false);
   }
 
   /** Completes once this node is a normal member (at once for a member of a seeded cluster). */
