@@ -69,7 +69,7 @@ public final class Owners {
     if (!changing()) {
       return new WriteSet(readers, ack);
     }
-    List<NodeId> gained = gained(key, from);
+    List<NodeId> gained = gained(readers, targets(key, from));
     List<NodeId> nodes = new ArrayList<>(readers);
     nodes.addAll(gained);
     return new WriteSet(List.copyOf(nodes), ack + gained.size());
@@ -77,12 +77,12 @@ public final class Owners {
 
   /** The replicas {@code key}'s record gains by the change: its targets that are not owners now. */
   public List<NodeId> gained(Key key, int from) {
-    if (!changing()) {
-      return List.of();
-    }
-    List<NodeId> readers = readers(key, from);
+    return changing() ? gained(readers(key, from), targets(key, from)) : List.of();
+  }
+
+  private static List<NodeId> gained(List<NodeId> readers, List<NodeId> targets) {
     List<NodeId> gained = new ArrayList<>(1);
-    for (NodeId target : targets(key, from)) {
+    for (NodeId target : targets) {
       if (!readers.contains(target)) {
         gained.add(target);
       }

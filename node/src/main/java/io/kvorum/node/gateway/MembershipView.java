@@ -19,18 +19,20 @@ final class MembershipView {
     return view;
   }
 
-  /** The answer to a change started: {@code 202} with the change. */
+  /** The answer to a join aborted by removing its node: {@code 200} with the join. */
   static Map<String, Object> aborted(ClusterState.Change change, String node) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "aborted");
-    body.put("node", node);
-    body.put("change", change(change));
-    return body;
+    return answer("aborted", change, node);
   }
 
+  /** The answer to a change started: {@code 202} with the change. */
   static Map<String, Object> started(ClusterState.Change change, String node) {
+    return answer("started", change, node);
+  }
+
+  private static Map<String, Object> answer(
+      String status, ClusterState.Change change, String node) {
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "started");
+    body.put("status", status);
     body.put("node", node);
     body.put("change", change(change));
     return body;
