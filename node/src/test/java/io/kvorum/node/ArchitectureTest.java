@@ -2,6 +2,7 @@ package io.kvorum.node;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -40,7 +41,10 @@ class ArchitectureTest {
 
   @Test
   void seamsDoNotReachOutward() {
-    for (String seam : new String[] {"clock", "storage", "cluster", "transport", "replication"}) {
+    for (String seam :
+        new String[] {
+          "clock", "storage", "cluster", "transport", "replication", "membership", "antientropy"
+        }) {
       check(
           noClasses()
               .that()
@@ -60,13 +64,15 @@ class ArchitectureTest {
             .resideInAPackage(NODE + ".transport..")
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage(NODE + ".replication..")
-            .as("the transport carries messages; hints, repair and catch-up sit above it"));
+            .resideInAnyPackage(
+                NODE + ".replication..", NODE + ".membership..", NODE + ".antientropy..")
+            .as(
+                "the transport carries messages; hints, repair, membership and catch-up sit above"));
   }
 
   @Test
   void theCoordinatorKnowsNoEdgeAndNoAdapter() {
-    for (String layer : new String[] {"coordinator", "replication"}) {
+    for (String layer : new String[] {"coordinator", "replication", "membership", "antientropy"}) {
       check(
           noClasses()
               .that()
@@ -95,20 +101,23 @@ class ArchitectureTest {
             .resideInAnyPackage(
                 NODE + ".storage..",
                 NODE + ".replication..",
+                NODE + ".membership..",
+                NODE + ".antientropy..",
                 NODE + ".transport..",
                 NODE + ".clock..",
                 "org.rocksdb.."));
   }
 
   @Test
-  void onlyTheBootstrapWiresAdapters() {
+  void onlyTheServerWiresAdapters() {
     check(
         noClasses()
             .that()
             .resideOutsideOfPackages(
-                NODE + ".storage.rocksdb..", NODE + ".storage.memory..", NODE + ".transport.grpc..")
-            .and()
-            .haveNameNotMatching("io\\.kvorum\\.node\\.NodeBootstrap(\\$.*)?")
+                NODE + ".storage.rocksdb..",
+                NODE + ".storage.memory..",
+                NODE + ".transport.grpc..",
+                NODE + ".server..")
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage(
@@ -176,9 +185,10 @@ class ArchitectureTest {
         noClasses()
             .that()
             .resideOutsideOfPackages(
-                NODE + ".gateway..", NODE + ".transport.grpc..", NODE + ".netty..")
-            .and()
-            .haveNameNotMatching("io\\.kvorum\\.node\\.NodeBootstrap(\\$.*)?")
+                NODE + ".gateway..",
+                NODE + ".transport.grpc..",
+                NODE + ".netty..",
+                NODE + ".server..")
             .should()
             .dependOnClassesThat()
             .resideInAPackage(NODE + ".netty..")
@@ -195,5 +205,27 @@ class ArchitectureTest {
             .onlyDependOnClassesThat()
             .resideInAnyPackage(NODE + ".auth..", "java..", "org.slf4j..")
             .as("tokens and roles are plain values; the edges use them, not the other way"));
+  }
+
+  @Test
+  void operatorCommandsKnowTheApiAlone() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".cli.admin..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(
+                NODE + ".cli.admin..",
+                "io.kvorum.api..",
+                "java..",
+                "picocli..",
+                "com.fasterxml.jackson..")
+            .as("status, decommission and remove are HTTP clients of a node, not parts of one"));
+  }
+
+  @Test
+  void noTwoPackagesDependOnEachOther() {
+    check(slices().matching(NODE + ".(**)").should().beFreeOfCycles());
   }
 }

@@ -1,10 +1,10 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.Clock;
-import io.kvorum.node.cluster.ClockOffsets;
+import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
@@ -14,11 +14,11 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.membership.Membership;
+import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
 import io.kvorum.node.replication.Replicas;
-import io.kvorum.node.replication.membership.MembershipService;
-import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.membership.Membership;
 import io.kvorum.node.replication.ReadRepairer;
 import io.kvorum.node.replication.Replicas;
 import java.util.LinkedHashMap;

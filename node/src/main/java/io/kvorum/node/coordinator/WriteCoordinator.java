@@ -1,12 +1,12 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Membership;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.membership.Membership;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
@@ -9,7 +10,6 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.replication.repair.AntiEntropy;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;

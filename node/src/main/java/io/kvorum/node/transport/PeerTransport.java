@@ -1,5 +1,6 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.clock.PeerClocks;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.Key;
@@ -140,6 +141,22 @@ public interface PeerTransport extends AutoCloseable {
    */
   default Optional<StorageReport> reportedStorage(NodeId peer) {
     return Optional.empty();
+  }
+
+  /** This transport as the clock offsets read the peers' wall clocks: {@link #ping}. */
+  default PeerClocks peerClocks() {
+    PeerTransport transport = this;
+    return new PeerClocks() {
+      @Override
+      public CompletableFuture<Long> wallClock(NodeId peer) {
+        return transport.ping(peer);
+      }
+
+      @Override
+      public boolean reachable(NodeId peer) {
+        return transport.state(peer).reachable();
+      }
+    };
   }
 
   /** Calls {@code listener} whenever a peer becomes reachable again (e.g. its connection is up). */

@@ -2,11 +2,11 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.antientropy.HashTrees;
+import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.ClockOffsets;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Membership;
-import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
@@ -16,11 +16,11 @@ import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.membership.Membership;
+import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
-import io.kvorum.node.replication.membership.MembershipService;
-import io.kvorum.node.replication.repair.AntiEntropy;
-import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
@@ -84,7 +84,12 @@ class CoordinatorFailureReportTest {
             registry),
         clock,
         new ClockOffsets(
-            List.of(N2, N3), peers, clock, System::nanoTime, Duration.ofMillis(500), registry),
+            List.of(N2, N3),
+            peers.peerClocks(),
+            clock,
+            System::nanoTime,
+            Duration.ofMillis(500),
+            registry),
         requestTimeout,
         () -> timers,
         registry,

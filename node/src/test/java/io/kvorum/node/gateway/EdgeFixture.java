@@ -1,19 +1,19 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.antientropy.HashTrees;
 import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.ClockOffsets;
-import io.kvorum.node.cluster.Membership;
-import io.kvorum.node.cluster.MembershipStore;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.membership.Membership;
+import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
-import io.kvorum.node.replication.membership.MembershipService;
-import io.kvorum.node.replication.repair.AntiEntropy;
-import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -71,7 +71,12 @@ final class EdgeFixture implements AutoCloseable {
                 registry),
             clock,
             new ClockOffsets(
-                List.of(), peers, clock, System::nanoTime, Duration.ofMillis(500), registry),
+                List.of(),
+                peers.peerClocks(),
+                clock,
+                System::nanoTime,
+                Duration.ofMillis(500),
+                registry),
             Duration.ofSeconds(1),
             () -> timers,
             registry,

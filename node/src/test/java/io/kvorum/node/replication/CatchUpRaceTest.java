@@ -2,6 +2,8 @@ package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.antientropy.HashTrees;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.RendezvousPlacement;
@@ -11,8 +13,6 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.replication.repair.AntiEntropy;
-import io.kvorum.node.replication.repair.HashTrees;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;

@@ -1,12 +1,12 @@
 package io.kvorum.node.storage;
 
-import io.kvorum.node.NodeBootstrap;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.server.NodeBootstrap;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;

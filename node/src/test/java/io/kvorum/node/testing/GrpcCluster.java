@@ -1,11 +1,11 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.NodeBootstrap;
-import io.kvorum.node.Threading;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.Threading;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.NodeBootstrap;
-import io.kvorum.node.Threading;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.netty.EventLoops;
+import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.Threading;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;

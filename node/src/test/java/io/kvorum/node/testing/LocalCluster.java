@@ -1,10 +1,10 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.NodeBootstrap;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.server.NodeBootstrap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

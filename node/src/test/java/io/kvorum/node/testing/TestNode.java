@@ -1,11 +1,11 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.NodeBootstrap;
-import io.kvorum.node.Threading;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.Threading;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;

@@ -1,13 +1,13 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.antientropy.HashTrees;
+import io.kvorum.node.antientropy.TreeKeepingStorageEngine;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
-import io.kvorum.node.replication.repair.AntiEntropy;
-import io.kvorum.node.replication.repair.HashTrees;
-import io.kvorum.node.replication.repair.TreeKeepingStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;

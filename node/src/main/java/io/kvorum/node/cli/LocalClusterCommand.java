@@ -1,0 +1,290 @@
+package io.kvorum.node.cli;
+
+import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.config.ConfigException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+import sun.misc.Signal;
+
+/**
+ * {@code kvorum-node local}: a cluster on this machine for a first try. One child process per node,
+ * HTTP on consecutive ports from {@code --http-port}, gRPC from {@code --grpc-port}, data in {@code
+ * --data-dir}/node-i; prints each node's URL once all are ready and stops them all on Ctrl-C.
+ */
+@Command(
+    name = "local",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Starts a kvorum cluster on this machine, one process per node.",
+    description = {
+      "",
+      "Nodes are node-0, node-1, ... on 127.0.0.1; any other flag given here (e.g."
+          + " --request-timeout 2s) is passed to every node. Ctrl-C stops them all.",
+      ""
+    })
+final class LocalClusterCommand implements Callable<Integer> {
+  private static final Duration READY_WITHIN = Duration.ofSeconds(90);
+  private static final Duration RELAY_DRAIN = Duration.ofSeconds(2);
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--nodes",
+      defaultValue = "3",
+      paramLabel = "N",
+      description = "How many nodes. Default: ${DEFAULT-VALUE}.")
+  int nodes;
+
+  @Option(
+      names = "--http-port",
+      defaultValue = "8080",
+      paramLabel = "PORT",
+      description = "HTTP port of node-0; node-i uses PORT+i. Default: ${DEFAULT-VALUE}.")
+  int httpPort;
+
+  @Option(
+      names = "--grpc-port",
+      defaultValue = "9090",
+      paramLabel = "PORT",
+      description = "gRPC port of node-0; node-i uses PORT+i. Default: ${DEFAULT-VALUE}.")
+  int grpcPort;
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = "data",
+      paramLabel = "DIR",
+      description = "Node i keeps its data in DIR/node-i. Default: ./${DEFAULT-VALUE}.")
+  Path dataDir;
+
+  @Unmatched List<String> nodeFlags = new ArrayList<>();
+
+  private final List<Process> children = new ArrayList<>();
+  private final List<Thread> relays = new CopyOnWriteArrayList<>();
+  private volatile boolean stopping;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (nodes < 1 || nodes > 32) {
+      throw new ConfigException("--nodes", String.valueOf(nodes), "must be 1 to 32");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    String peers = peers();
+    CountDownLatch stop = new CountDownLatch(1);
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Runtime.getRuntime().addShutdownHook(new Thread(this::stopChildren, "kvorum-local-stop"));
+    for (int i = 0; i < nodes; i++) {
+      children.add(launch(i, peers));
+    }
+    boolean ready = awaitReady();
+    for (int i = 0; i < nodes; i++) {
+      int node = i;
+      // Before the cluster is up, a node that exits (bad flags, port in use) ends the launch;
+      // afterwards, stopping or killing a node is an experiment the others survive.
+      children
+          .get(i)
+          .onExit()
+          .thenAccept(
+              child -> {
+                if (stopping) {
+                  return;
+                }
+                out.printf(
+                    "kvorum: node-%d exited with code %d; the other nodes keep running%n",
+                    node, child.exitValue());
+                out.flush();
+              });
+    }
+    if (!ready) {
+      stop.countDown();
+    } else {
+      out.printf("%nkvorum: a local cluster of %d nodes is ready%n", nodes);
+      for (int i = 0; i < nodes; i++) {
+        out.printf(
+            "  node-%d  http://127.0.0.1:%d  (gRPC %d, data %s)%n",
+            i, httpPort + i, grpcPort + i, dataDir.resolve("node-" + i));
+      }
+      out.printf(
+          "Try: curl -X PUT --data-binary hello 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
+              + "     curl 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
+              + "Press Ctrl-C to stop all nodes.%n%n",
+          httpPort, httpPort + Math.min(1, nodes - 1));
+      out.flush();
+    }
+    stop.await();
+    stopping = true;
+    int exit = firstFailure();
+    stopChildren();
+    return exit;
+  }
+
+  private String peers() {
+    List<String> peers = new ArrayList<>();
+    for (int i = 0; i < nodes; i++) {
+      peers.add("node-" + i + "=127.0.0.1:" + (grpcPort + i));
+    }
+    return String.join(",", peers);
+  }
+
+  private Process launch(int i, String peers) {
+    List<String> command = new ArrayList<>(javaCommand());
+    command.addAll(
+        List.of(
+            "--node-id",
+            "node-" + i,
+            "--http-host",
+            "127.0.0.1",
+            "--http-port",
+            String.valueOf(httpPort + i),
+            "--grpc-port",
+            String.valueOf(grpcPort + i),
+            "--data-dir",
+            dataDir.resolve("node-" + i).toString(),
+            "--peers",
+            peers));
+    command.addAll(nodeFlags);
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command);
+      builder.environment().keySet().removeIf(name -> name.startsWith("KVORUM_"));
+      Process child = builder.start();
+      relays.add(relay(child.getInputStream(), "[node-" + i + "] ", System.out));
+      relays.add(relay(child.getErrorStream(), "[node-" + i + "] ", System.err));
+      return child;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start node-" + i + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The same program as this one, on the same Java with the same JVM flags (those bin/kvorum and
+   * {@code JAVA_OPTS} gave the launcher): {@code java … -jar kvorum-node.jar}, or its class path.
+   * Never the {@code java} on the PATH, which may be older than the one running this.
+   */
+  static List<String> javaCommand() {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      // An agent (a debugger, a profiler) listens on a port or writes a file that only one
+      // process can have.
+      if (!flag.startsWith("-agentlib:")
+          && !flag.startsWith("-agentpath:")
+          && !flag.startsWith("-javaagent:")
+          && !flag.startsWith("-Xrunjdwp")) {
+        command.add(flag);
+      }
+    }
+    String location =
+        KvorumNode.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+    if (location.endsWith(".jar")) {
+      command.addAll(List.of("-jar", location));
+    } else {
+      if (!command.contains("--enable-native-access=ALL-UNNAMED")) {
+        command.add("--enable-native-access=ALL-UNNAMED");
+      }
+      command.addAll(
+          List.of("-cp", System.getProperty("java.class.path"), KvorumNode.class.getName()));
+    }
+    return command;
+  }
+
+  private static Thread relay(InputStream stream, String prefix, java.io.PrintStream to) {
+    return Thread.ofPlatform()
+        .daemon()
+        .start(
+            () -> {
+              try (BufferedReader lines =
+                  new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                  to.println(prefix + line);
+                }
+              } catch (IOException e) {
+                // the child is gone
+              }
+            });
+  }
+
+  private boolean awaitReady() throws InterruptedException {
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      for (int i = 0; i < nodes; i++) {
+        URI status = URI.create("http://127.0.0.1:" + (httpPort + i) + "/v0/status");
+        while (!ready(http, status)) {
+          if (System.nanoTime() > deadline || children.stream().anyMatch(c -> !c.isAlive())) {
+            return false;
+          }
+          Thread.sleep(200);
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean ready(HttpClient http, URI status) throws InterruptedException {
+    try {
+      HttpRequest request = HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(2)).build();
+      return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The exit code of the first node that stopped on its own with a failure, else 0. */
+  private int firstFailure() {
+    for (Process child : children) {
+      if (!child.isAlive() && child.exitValue() != 0) {
+        return child.exitValue();
+      }
+    }
+    return ExitCodes.OK;
+  }
+
+  private synchronized void stopChildren() {
+    stopping = true;
+    // SIGTERM through the handle: Process.destroy would also close the pipes, and the nodes'
+    // shutdown lines would be lost.
+    children.forEach(child -> child.toHandle().destroy());
+    for (Process child : children) {
+      try {
+        if (!child.waitFor(30, TimeUnit.SECONDS)) {
+          child.toHandle().destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        child.toHandle().destroyForcibly();
+      }
+    }
+    // The nodes' last lines ("node node-i stopped") may still be in the pipes: relay them before
+    // this process exits, which would end the relays (daemons) mid-way.
+    long deadline = System.nanoTime() + RELAY_DRAIN.toNanos();
+    for (Thread relay : relays) {
+      try {
+        relay.join(Duration.ofNanos(deadline - System.nanoTime()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.kvorum.node.cli.admin;
+
+import picocli.CommandLine.Command;
+
+/**
+ * {@code kvorum-node decommission}: asks a node to leave the cluster ({@code POST
+ * /v0/cluster/decommission}, SPEC §8). The node streams its records to their new owners, leaves the
+ * membership and exits 0; this command returns once the node has started, as soon as it answers
+ * 202. Exits 1 when the node refused (a change already in progress: 409) or could not be reached.
+ */
+@Command(
+    name = "decommission",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Makes a running node leave the cluster, streaming its data to the others first.",
+    description = {
+      "",
+      "Asks the node at --host and --port (by default this machine's, as with kubectl exec into"
+          + " a pod) to decommission itself: it becomes 'leaving', streams its records to the nodes"
+          + " that own them without it, leaves the membership and its process exits 0. The command"
+          + " returns as soon as the node has started; follow it with 'kvorum-node status' on"
+          + " another node. One membership change runs at a time: a node refuses while another"
+          + " is in progress.",
+      ""
+    },
+    footer = {
+      "",
+      "Exit codes: 0 the decommission started, 1 the node refused it or could not be reached, 2"
+          + " bad options."
+    })
+public final class DecommissionCommand extends MembershipChangeCommand {
+  static final String PATH = "/v0/cluster/decommission";
+
+  @Override
+  String command() {
+    return "decommission";
+  }
+
+  @Override
+  String pathAndQuery() {
+    return PATH;
+  }
+
+  @Override
+  String started(String who) {
+    return who
+        + " is leaving the cluster: it streams its records to their new owners, then"
+        + " leaves and its process exits 0. Follow it with 'kvorum-node status' on another"
+        + " node.";
+  }
+}

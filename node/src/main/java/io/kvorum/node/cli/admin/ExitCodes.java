@@ -1,0 +1,15 @@
+package io.kvorum.node.cli.admin;
+
+/** The exit codes of {@code kvorum-node} and its sub-commands. */
+public final class ExitCodes {
+  /** Done: the node stopped normally, or the operator's request was taken. */
+  public static final int OK = 0;
+
+  /** The request was refused or the node could not be reached; an unexpected failure. */
+  public static final int FAILURE = 1;
+
+  /** Invalid options or configuration. */
+  public static final int CONFIG = 2;
+
+  private ExitCodes() {}
+}

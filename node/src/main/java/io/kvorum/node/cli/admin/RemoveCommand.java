@@ -1,0 +1,58 @@
+package io.kvorum.node.cli.admin;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kvorum-node remove NODE}: asks a live node to remove a dead one from the cluster ({@code
+ * POST /v0/cluster/remove?node=ID}, SPEC §8), as Cassandra's {@code nodetool removenode} does. The
+ * node's keys are copied from their surviving replicas to their new owners; this command returns
+ * once the change has started.
+ */
+@Command(
+    name = "remove",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Removes a dead node from the cluster; its keys are re-replicated from the others.",
+    description = {
+      "",
+      "Asks the live node at --host and --port to remove NODE, a member that is gone for good"
+          + " (its disk lost, its machine retired, or skipped when scaling down): NODE leaves the"
+          + " membership at once and each of its keys is copied from its surviving replicas to the"
+          + " node that takes its place. Decommission a node that still runs instead: it hands its"
+          + " own records over. A NODE that died while it was joining has its join aborted: the"
+          + " cluster keeps the members it had. Follow the change with 'kvorum-node status'.",
+      ""
+    },
+    footer = {
+      "",
+      "Exit codes: 0 the removal started (or the join aborted), 1 the node refused it (e.g. another change in progress)"
+          + " or could not be reached, 2 bad options."
+    })
+public final class RemoveCommand extends MembershipChangeCommand {
+  static final String PATH = "/v0/cluster/remove";
+
+  @Parameters(index = "0", paramLabel = "NODE", description = "The id of the node to remove.")
+  String removed;
+
+  @Override
+  String command() {
+    return "remove";
+  }
+
+  @Override
+  String pathAndQuery() {
+    return PATH + "?node=" + URLEncoder.encode(removed, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  String started(String who) {
+    return who
+        + " removes "
+        + removed
+        + " from the cluster: its keys are copied from their surviving replicas to their"
+        + " new owners. Follow it with 'kvorum-node status'.";
+  }
+}

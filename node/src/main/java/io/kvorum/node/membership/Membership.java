@@ -1,0 +1,152 @@
+package io.kvorum.node.membership;
+
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.ClusterStateCodec;
+import io.kvorum.node.cluster.Owners;
+import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.NodeId;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's copy of the cluster state (SPEC §8): the highest epoch it has seen, stored durably
+ * before anyone here acts on it, and the epoch each peer last reported (its acknowledgement of a
+ * change). Two different states of the same epoch (two changes started at once on two nodes) are
+ * settled the same way on every node: the one whose encoding sorts last wins, the other change is
+ * dropped; two different states of the same epoch without a change (nodes seeded with different
+ * {@code --peers}) are a misconfiguration: each node keeps its own and logs it. Thread-safe;
+ * listeners run on the thread that adopted the state, after it is stored.
+ */
+public final class Membership {
+  private static final Logger log = LoggerFactory.getLogger(Membership.class);
+
+  private final NodeId self;
+  private final Optional<MembershipStore> store;
+  private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
+  private final Map<NodeId, Long> seen = new ConcurrentHashMap<>();
+  private final java.util.Set<Long> conflictLogged = ConcurrentHashMap.newKeySet();
+  private volatile Owners owners;
+  private volatile byte[] encoded;
+
+  /**
+   * @param store where adopted states are kept; empty for a membership in memory only (tests)
+   */
+  public Membership(NodeId self, ClusterState initial, Optional<MembershipStore> store) {
+    this.self = self;
+    this.store = store;
+    this.owners = new Owners(initial);
+    this.encoded = ClusterStateCodec.encode(initial);
+  }
+
+  /** A membership that never changes and is kept nowhere: a static topology (tests). */
+  public static Membership fixed(Topology topology) {
+    return new Membership(topology.self(), ClusterState.seed(topology.members()), Optional.empty());
+  }
+
+  public NodeId self() {
+    return self;
+  }
+
+  public ClusterState state() {
+    return owners.state();
+  }
+
+  /** Placement under the current state. */
+  public Owners owners() {
+    return owners;
+  }
+
+  /** Calls {@code listener} with every state adopted from now on. */
+  public void onChange(Consumer<ClusterState> listener) {
+    listeners.add(listener);
+  }
+
+  /**
+   * Adopts {@code other} if it is newer than the current state (a higher epoch, or the same epoch
+   * and the winner of the tie-break).
+   *
+   * @return whether it was adopted
+   */
+  public boolean adopt(ClusterState other) {
+    byte[] bytes = ClusterStateCodec.encode(other);
+    synchronized (this) {
+      ClusterState current = state();
+      if (other.epoch() < current.epoch()) {
+        return false;
+      }
+      if (other.epoch() == current.epoch() && Arrays.compare(bytes, encoded) <= 0) {
+        return false;
+      }
+      if (other.epoch() == current.epoch()
+          && current.change().isEmpty()
+          && other.change().isEmpty()) {
+        // Two seeds of different --peers, not two changes started at once: neither may win.
+        if (conflictLogged.add(other.epoch())) {
+          log.error(
+              "a peer holds a different membership at epoch {} ({}) than this node ({}): the"
+                  + " nodes were seeded with different --peers; keeping this node's",
+              other.epoch(),
+              other.ids(),
+              current.ids());
+        }
+        return false;
+      }
+      install(other, bytes);
+    }
+    log.info(
+        "cluster state epoch {} adopted: {}{}",
+        other.epoch(),
+        describe(other),
+        other.change().map(c -> "; change in progress: " + c).orElse(""));
+    listeners.forEach(listener -> listener.accept(other));
+    return true;
+  }
+
+  /**
+   * Makes the next state from the current one and adopts it.
+   *
+   * @throws RuntimeException whatever {@code next} throws (e.g. a change is in progress)
+   */
+  public ClusterState propose(UnaryOperator<ClusterState> next) {
+    ClusterState proposed;
+    synchronized (this) {
+      proposed = next.apply(state());
+    }
+    if (!adopt(proposed)) {
+      throw new IllegalStateException("the cluster state moved on while proposing a change");
+    }
+    return proposed;
+  }
+
+  private void install(ClusterState state, byte[] bytes) {
+    store.ifPresent(s -> s.save(state));
+    encoded = bytes;
+    owners = new Owners(state);
+  }
+
+  /** {@code peer} reported holding {@code epoch}: it acts on that state or a newer one. */
+  public void seen(NodeId peer, long epoch) {
+    seen.merge(peer, epoch, Math::max);
+  }
+
+  /** The highest epoch {@code peer} has reported, 0 if none. */
+  public long seenEpoch(NodeId peer) {
+    return peer.equals(self) ? state().epoch() : seen.getOrDefault(peer, 0L);
+  }
+
+  private static String describe(ClusterState state) {
+    StringBuilder text = new StringBuilder();
+    for (ClusterState.Node n : state.nodes()) {
+      text.append(text.isEmpty() ? "" : ", ").append(n.id()).append(' ').append(n.state().label());
+    }
+    return text.toString();
+  }
+}

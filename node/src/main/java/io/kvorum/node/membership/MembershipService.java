@@ -1,0 +1,415 @@
+package io.kvorum.node.membership;
+
+import io.kvorum.node.antientropy.RepairRate;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.MemberState;
+import io.kvorum.node.cluster.Owners;
+import io.kvorum.node.cluster.StreamFigures;
+import io.kvorum.node.core.ClusterChangeException;
+import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.InvalidRequestException;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.transport.PeerTransport;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's part in membership (SPEC §8): it gossips its cluster state with every member each
+ * interval (and answers their gossip), admits joining nodes, starts decommissions and removals one
+ * at a time, drives the change it is responsible for ({@link ChangeDriver}), and sweeps the records
+ * it no longer owns once a change is complete everywhere ({@link OwnershipSweep}).
+ *
+ * <p>Threads: gossip answers and proposals run on one "kvorum-membership-io" thread (they write the
+ * state file); streaming and sweeps on one "kvorum-membership" worker, which may block.
+ */
+public final class MembershipService implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MembershipService.class);
+
+  /**
+   * @param bytesPerSecond the most streaming sends (or receives) per second
+   * @param gossipInterval how often the state is exchanged with every member
+   * @param settleTime how long old owners wait, once every member acknowledged a completed change,
+   *     before dropping what they no longer own (requests started under the old state finish)
+   */
+  public record Settings(long bytesPerSecond, Duration gossipInterval, Duration settleTime) {}
+
+  private final Membership membership;
+  private final PeerTransport transport;
+  private final Settings settings;
+  private final ScheduledExecutorService timers;
+  private final LongSupplier wallMillis;
+  private final ExecutorService io = Threads.single("kvorum-membership-io");
+  private final ExecutorService worker = Threads.single("kvorum-membership");
+  private final Streamer streamer;
+  private final ChangeDriver driver;
+  private final OwnershipSweep sweep;
+  private final CompletableFuture<Void> joined = new CompletableFuture<>();
+  private volatile boolean closed;
+  // What changed() saw last: whether this node was a member, and whether it was decommissioning.
+  private volatile boolean wasMember;
+  private volatile boolean decommissioning;
+
+  public MembershipService(
+      Membership membership,
+      MembershipStore files,
+      StorageEngine storage,
+      PeerTransport transport,
+      Settings settings,
+      ScheduledExecutorService timers,
+      LongSupplier wallMillis) {
+    this.membership = membership;
+    this.transport = transport;
+    this.settings = settings;
+    this.timers = timers;
+    this.wallMillis = wallMillis;
+    this.streamer =
+        new Streamer(
+            membership.self(),
+            storage,
+            transport,
+            new RepairRate(settings.bytesPerSecond(), timers),
+            files);
+    this.driver =
+        new ChangeDriver(membership, transport, files, streamer, this::gossipTo, () -> closed);
+    this.sweep =
+        new OwnershipSweep(
+            membership, files, storage, transport, settings.settleTime(), () -> closed);
+    membership.onChange(this::changed);
+    changed(membership.state());
+  }
+
+  /** Starts gossiping and driving. */
+  public void start() {
+    long every = settings.gossipInterval().toMillis();
+    timers.scheduleWithFixedDelay(this::tick, 0, every, TimeUnit.MILLISECONDS);
+  }
+
+  private void changed(ClusterState state) {
+    transport.members(state.members());
+    // A leaving node restarted mid-decommission still serves its keys until it has left.
+    MemberState mine = state.state(membership.self()).orElse(null);
+    // Epoch 0 is a joining node not admitted yet: it holds only itself.
+    if (state.epoch() > 0 && (mine == MemberState.NORMAL || mine == MemberState.LEAVING)) {
+      joined.complete(null);
+    }
+    if (state.change().isEmpty()) {
+      streamer.reset();
+    }
+    // A member that learns it is one no longer, other than by its own decommission (which its
+    // driver ends), was removed while it was away or its join aborted: it stops, as a
+    // decommissioned node does, and a restart refuses to start on its data directory.
+    if (state.epoch() > 0 && mine == null && wasMember && !decommissioning) {
+      log.error(
+          "this node is no longer a member of the cluster (epoch {}: {}): it was removed, or its"
+              + " join aborted, while it was away; it stops. Wipe its data directory to join again",
+          state.epoch(),
+          state.ids());
+      driver.left().complete(null);
+    }
+    wasMember = mine != null;
+    decommissioning =
+        state
+            .change()
+            .filter(c -> c.kind() == ClusterState.Kind.DECOMMISSION)
+            .map(c -> c.node().equals(membership.self()))
+            .orElse(false);
+  }
+
+  /** Completes once this node is a normal member (at once for a member of a seeded cluster). */
+  public CompletableFuture<Void> joined() {
+    return joined;
+  }
+
+  /** Completes once this node has left the cluster by decommission. */
+  public CompletableFuture<Void> left() {
+    return driver.left();
+  }
+
+  private void tick() {
+    if (closed) {
+      return;
+    }
+    try {
+      ClusterState state = membership.state();
+      if (state.epoch() > 0) {
+        gossipWithAll(state);
+        driver.maybeDrive(state, worker);
+        sweep.maybeSweep(state, worker);
+      }
+    } catch (RuntimeException e) {
+      log.warn("membership tick failed", e);
+    }
+  }
+
+  private void gossipWithAll(ClusterState state) {
+    for (Member member : state.members()) {
+      if (!member.id().equals(membership.self())) {
+        gossipTo(member.id(), state);
+      }
+    }
+  }
+
+  /** Sends this node's state to {@code peer} and adopts its answer if newer. */
+  CompletableFuture<Void> gossipTo(NodeId peer, ClusterState state) {
+    return transport
+        .gossip(peer, state)
+        .thenAcceptAsync(
+            theirs -> {
+              membership.seen(peer, theirs.epoch());
+              membership.adopt(theirs);
+            },
+            io)
+        .exceptionally(error -> null);
+  }
+
+  // ---- serving the peers ----------------------------------------------------------------------
+
+  /** A peer's gossip: adopts its state if newer, answers this node's. */
+  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState theirs) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          membership.seen(peer, theirs.epoch());
+          if (theirs.epoch() > 0) {
+            membership.adopt(theirs);
+          }
+          return membership.state();
+        },
+        io);
+  }
+
+  /** A new node asks to join: admitted as joining unless another change is in progress. */
+  public CompletableFuture<ClusterState> admit(Member member) {
+    return CompletableFuture.supplyAsync(() -> admitNow(member), io);
+  }
+
+  private ClusterState admitNow(Member member) {
+    ClusterState state = membership.state();
+    Optional<ClusterState.Change> change = state.change();
+    if (change.isPresent()
+        && change.get().kind() == ClusterState.Kind.JOIN
+        && change.get().node().equals(member.id())) {
+      return state;
+    }
+    if (state.node(member.id()).isPresent()) {
+      throw new InvalidRequestException(
+          "join",
+          "node '"
+              + member.id()
+              + "' is already a member; a member that lost its data must be removed first");
+    }
+    if (change.isPresent()) {
+      throw new UnavailableException("another change is in progress: " + change.get());
+    }
+    if (state.state(membership.self()).orElse(null) != MemberState.NORMAL) {
+      throw new UnavailableException(membership.self() + " is not a normal member");
+    }
+    log.info("admitting {} as a joining node", member);
+    return membership.propose(s -> s.withJoining(member, wallMillis.getAsLong()));
+  }
+
+  // ---- joining --------------------------------------------------------------------------------
+
+  /**
+   * Asks the member at {@code host}:{@code port} to admit this node, again and again with a growing
+   * pause while it refuses (another change in progress, not reachable yet); completes once this
+   * node is a normal member, its records streamed.
+   */
+  public CompletableFuture<Void> join(String host, int port, Member self) {
+    worker.execute(() -> askToJoin(host, port, self));
+    return joined;
+  }
+
+  private void askToJoin(String host, int port, Member self) {
+    long pauseMillis = 500;
+    while (!closed && membership.state().epoch() == 0) {
+      try {
+        ClusterState admitted = transport.join(host, port, self).get(30, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(() -> membership.adopt(admitted), io).join();
+        log.info(
+            "admitted into the cluster through {}:{} at epoch {}", host, port, admitted.epoch());
+        return;
+      } catch (Exception e) {
+        log.info(
+            "cannot join through {}:{} yet ({}); asking again in {} ms",
+            host,
+            port,
+            Failures.rootMessage(e),
+            pauseMillis);
+        Threads.sleep(pauseMillis);
+        pauseMillis = Math.min(pauseMillis * 2, 10_000);
+      }
+    }
+  }
+
+  // ---- operator requests ----------------------------------------------------------------------
+
+  /** Starts this node's decommission; it streams its records away and then leaves. */
+  public ClusterState.Change decommission() {
+    if (membership.state().targets().size() < 2) {
+      throw new ClusterChangeException(
+          ClusterChangeException.Reason.LAST_MEMBER,
+          "the last member of the cluster cannot leave it",
+          Map.of("node", membership.self().value()));
+    }
+    return propose(
+        membership.self(),
+        ClusterState.Kind.DECOMMISSION,
+        s -> s.withLeaving(membership.self(), ClusterState.Kind.DECOMMISSION, now()));
+  }
+
+  /**
+   * Starts the removal of {@code node}, which must be down; or, if {@code node} is the one joining,
+   * aborts its join (a node that died for good while it joined would otherwise hold the cluster in
+   * its change forever).
+   *
+   * @return the removal started, or the join aborted (a change of kind JOIN)
+   */
+  public ClusterState.Change remove(NodeId node) {
+    ClusterState state = membership.state();
+    if (state.node(node).isEmpty()) {
+      throw new ClusterChangeException(
+          ClusterChangeException.Reason.UNKNOWN_NODE,
+          "no member '" + node + "'",
+          Map.of("node", node.value()));
+    }
+    if (node.equals(membership.self())) {
+      throw new InvalidRequestException(
+          "node", "a node cannot remove itself; use POST /v0/cluster/decommission on it");
+    }
+    if (transport.state(node).reachable()) {
+      throw new ClusterChangeException(
+          ClusterChangeException.Reason.NODE_IS_UP,
+          "node '" + node + "' is up: decommission it instead (remove is for dead nodes)",
+          Map.of("node", node.value()));
+    }
+    Optional<ClusterState.Change> join =
+        state.change().filter(c -> c.kind() == ClusterState.Kind.JOIN && c.node().equals(node));
+    if (join.isPresent()) {
+      return abort(join.get());
+    }
+    return propose(
+        node, ClusterState.Kind.REMOVE, s -> s.withLeaving(node, ClusterState.Kind.REMOVE, now()));
+  }
+
+  private ClusterState.Change abort(ClusterState.Change join) {
+    try {
+      ClusterState next =
+          CompletableFuture.supplyAsync(
+                  () ->
+                      membership.propose(
+                          s -> {
+                            if (s.change().equals(Optional.of(join))) {
+                              return s.joinAborted();
+                            }
+                            // The join completed meanwhile: the node is a member to remove.
+                            refuseIfChanging(s);
+                            return s.withLeaving(join.node(), ClusterState.Kind.REMOVE, now());
+                          }),
+                  io)
+              .join();
+      if (next.change().isPresent()) {
+        log.info("started remove of {} at epoch {}", join.node(), next.epoch());
+      } else {
+        log.warn(
+            "aborted the {} at epoch {}: the cluster keeps its members {}",
+            join,
+            next.epoch(),
+            next.ids());
+      }
+      gossipWithAll(next);
+      return next.change().orElse(join);
+    } catch (java.util.concurrent.CompletionException e) {
+      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  private ClusterState.Change propose(
+      NodeId node, ClusterState.Kind kind, java.util.function.UnaryOperator<ClusterState> next) {
+    try {
+      ClusterState proposed =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    refuseIfChanging(membership.state());
+                    return membership.propose(next);
+                  },
+                  io)
+              .join();
+      ClusterState.Change change = proposed.change().orElseThrow();
+      log.info("started {} of {} at epoch {}", kind.label(), node, change.epoch());
+      gossipWithAll(proposed);
+      return change;
+    } catch (java.util.concurrent.CompletionException e) {
+      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  private static void refuseIfChanging(ClusterState state) {
+    state
+        .change()
+        .ifPresent(
+            change -> {
+              Map<String, Object> details = new LinkedHashMap<>(describe(change));
+              throw new ClusterChangeException(
+                  ClusterChangeException.Reason.CHANGE_IN_PROGRESS,
+                  "a membership change is in progress: " + change,
+                  Map.of("change", details));
+            });
+  }
+
+  /** A change as {@code /v0/cluster} and problem bodies show it. */
+  public static Map<String, Object> describe(ClusterState.Change change) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("kind", change.kind().label());
+    view.put("node", change.node().value());
+    view.put("epoch", change.epoch());
+    view.put("started", Instant.ofEpochMilli(change.startedMillis()).toString());
+    return view;
+  }
+
+  /**
+   * This node's records that it hands off in the change of {@code epoch}, for the peer that drives
+   * it ({@link io.kvorum.node.transport.ReplicaService#handoff}).
+   */
+  public ScanCursor handoff(long epoch, NodeId to, Key start) {
+    Owners owners = membership.owners();
+    if (owners.state().change().map(ClusterState.Change::epoch).orElse(-1L) != epoch) {
+      return ScanCursor.failed(
+          new InvalidRequestException(
+              null, "no membership change of epoch " + epoch + " is in progress here"));
+    }
+    return streamer.handoff(owners, to, start, true);
+  }
+
+  /** Streaming figures per member, as this node sees them. */
+  public Map<NodeId, StreamFigures> streaming() {
+    Map<NodeId, StreamFigures> figures = new LinkedHashMap<>();
+    streamer.progress().forEach((node, progress) -> figures.put(node, progress.figures()));
+    return figures;
+  }
+
+  private long now() {
+    return wallMillis.getAsLong();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    worker.shutdownNow();
+    io.shutdown();
+  }
+}

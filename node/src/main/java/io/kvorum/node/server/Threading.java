@@ -1,0 +1,79 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.config.ConfigException;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+
+/**
+ * How a node hands work between its threads: the run-time switches of issue 10's "fewer threads,
+ * fewer hand-offs", so that one jar can be measured both ways. Each is on by default; {@code
+ * -Dkvorum.threads=before} turns all of them off (the arrangement before they were built), and
+ * {@code -Dkvorum.threads.<name>=true|false} sets one. docs/performance.md says how to A/B them.
+ *
+ * @param sharedLoops the HTTP edge and the inter-node gRPC traffic (server and channels) run on one
+ *     group of {@code --io-threads} event loops; else each has a group of that many
+ * @param channelPerLoop each peer gets a channel on every event loop, and a call made on a loop
+ *     goes out, and is answered, on that loop's channel; else one channel per peer. Only with
+ *     shared loops: the HTTP edge's calls are made on gRPC's loops only then
+ * @param inlineReplies an HTTP answer whose result completes on the connection's own loop is
+ *     written at once; else it is always queued to the loop as a task
+ * @param loopTimeouts a request's timeout is kept by the event loop that serves it; else by the
+ *     node's timer thread
+ * @param memoryFirstReads a replica read that RocksDB can answer from memory runs on the calling
+ *     thread (an event loop); else every read goes to the storage executor
+ */
+public record Threading(
+    boolean sharedLoops,
+    boolean channelPerLoop,
+    boolean inlineReplies,
+    boolean loopTimeouts,
+    boolean memoryFirstReads) {
+  private static final String PREFIX = "kvorum.threads";
+
+  /** Every switch on: the default. */
+  public static final Threading AFTER = new Threading(true, true, true, true, true);
+
+  /** Every switch off: how the node handed work on before issue 10's lever 4. */
+  public static final Threading BEFORE = new Threading(false, false, false, false, false);
+
+  /**
+   * From the system properties {@code kvorum.threads} ({@code after} or {@code before}) and {@code
+   * kvorum.threads.<name>} ({@code true} or {@code false}, overriding it).
+   *
+   * @throws ConfigException if one of them has another value
+   */
+  public static Threading fromSystemProperties() {
+    return from(System::getProperty);
+  }
+
+  static Threading from(UnaryOperator<String> properties) {
+    String base = properties.apply(PREFIX);
+    Threading defaults;
+    if (base == null || base.equalsIgnoreCase("after")) {
+      defaults = AFTER;
+    } else if (base.equalsIgnoreCase("before")) {
+      defaults = BEFORE;
+    } else {
+      throw new ConfigException("-D" + PREFIX, base, "must be 'after' or 'before'");
+    }
+    return new Threading(
+        flag(properties, "sharedLoops", defaults.sharedLoops),
+        flag(properties, "channelPerLoop", defaults.channelPerLoop),
+        flag(properties, "inlineReplies", defaults.inlineReplies),
+        flag(properties, "loopTimeouts", defaults.loopTimeouts),
+        flag(properties, "memoryFirstReads", defaults.memoryFirstReads));
+  }
+
+  private static boolean flag(UnaryOperator<String> properties, String name, boolean otherwise) {
+    String key = PREFIX + "." + name;
+    String value = properties.apply(key);
+    if (value == null) {
+      return otherwise;
+    }
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new ConfigException("-D" + key, value, "must be true or false");
+    };
+  }
+}

@@ -1,0 +1,26 @@
+package io.kvorum.node.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LocalClusterCommandTest {
+  @Test
+  void nodesRunOnTheLaunchersJavaWithItsFlagsNotOnTheJavaOnThePath() {
+    List<String> command = LocalClusterCommand.javaCommand();
+
+    assertThat(command.getFirst())
+        .isEqualTo(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> flags =
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+            .filter(flag -> !flag.startsWith("-javaagent:") && !flag.startsWith("-agent"))
+            .toList();
+    assertThat(flags).contains("--enable-native-access=ALL-UNNAMED"); // the test JVM's argLine
+    assertThat(command.subList(1, 1 + flags.size())).isEqualTo(flags);
+    assertThat(command).containsOnlyOnce("--enable-native-access=ALL-UNNAMED");
+    assertThat(command.getLast()).isEqualTo(KvorumNode.class.getName());
+  }
+}

@@ -1,0 +1,372 @@
+package io.kvorum.node.cli.admin;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.cli.KvorumNode;
+import io.kvorum.node.testing.LocalCluster;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code kvorum-node status} and {@code kvorum-node decommission} as an operator runs them: against
+ * a fake node answering what SPEC §8 says (a change in progress, streaming, 202, 409), against a
+ * node that is not there, and {@code status} against a real three-node cluster.
+ */
+@Timeout(60)
+class AdminCommandsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What a node answers /v0/cluster with while kvorum-3 joins (the contract of issue 13). */
+  private static final String JOINING =
+      """
+      {"node":"kvorum-0","ready":true,"epoch":7,
+       "change":{"kind":"join","node":"kvorum-3","epoch":7,"started":"2026-11-26T06:40:00Z"},
+       "nodes":[
+        {"id":"kvorum-0","address":"kvorum-0.kvorum-headless:9090","self":true,"state":"up",
+         "detail":"self","hintsPending":0,"records":1234567,"diskUsedBytes":1288490188,
+         "streaming":{"recordsSent":1500,"bytesSent":3145728,"recordsReceived":0,
+                      "bytesReceived":0,"done":false}},
+        {"id":"kvorum-1","address":"kvorum-1.kvorum-headless:9090","self":false,"state":"down",
+         "detail":"connection transient_failure","hintsPending":1523,"records":1200000,
+         "diskUsedBytes":1200000000},
+        {"id":"kvorum-3","address":"kvorum-3.kvorum-headless:9090","self":false,"state":"joining",
+         "detail":"circuit closed","hintsPending":0,"records":1500,"diskUsedBytes":512,
+         "streaming":{"recordsSent":0,"bytesSent":0,"recordsReceived":1500,
+                      "bytesReceived":3145728,"done":true}}]}
+      """;
+
+  private HttpServer server;
+  private final List<String> requests = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void stopServer() {
+    if (server != null) {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void statusPrintsEveryMemberWithItsStateLoadHintsAndStreaming() throws IOException {
+    int port = fakeNode("/v0/cluster", 200, JOINING);
+
+    Run run = run("status", "--host", "127.0.0.1", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.err()).isEmpty();
+    assertThat(requests).containsExactly("GET /v0/cluster");
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).isEqualTo("Cluster as kvorum-0 sees it (epoch 7, 3 members, ready)");
+    assertThat(lines.get(1))
+        .isEqualTo("Change in progress: join of kvorum-3 (epoch 7), started 2026-11-26T06:40:00Z");
+    assertThat(lines).anySatisfy(l -> assertThat(l).matches(" +NODE +STATE +ADDRESS +RECORDS.*"));
+    assertThat(row(lines, "kvorum-0"))
+        .startsWith("*")
+        .contains("up", "kvorum-0.kvorum-headless:9090", "1,234,567", "1.20 GiB")
+        .endsWith("sent 1,500 records, 3.00 MiB");
+    assertThat(row(lines, "kvorum-1")).contains("down", "1,200,000", "1.12 GiB", "1,523");
+    assertThat(row(lines, "kvorum-3"))
+        .contains("joining", "1,500", "512 B")
+        .endsWith("received 1,500 records, 3.00 MiB (done)");
+    assertThat(lines).contains("kvorum-1 is down as seen from here: connection transient_failure");
+  }
+
+  @Test
+  void statusOfANodeOfAnEarlierVersionShowsWhatItDoesNotReportAsUnknown() throws IOException {
+    int port =
+        fakeNode(
+            "/v0/cluster",
+            200,
+            """
+            {"node":"n1","ready":false,"nodes":[
+             {"id":"n1","address":"127.0.0.1:9090","self":true,"state":"up","hintsPending":0}]}
+            """);
+
+    Run run = run("status", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).isEqualTo("Cluster as n1 sees it (1 member, not ready)");
+    assertThat(row(lines, "n1")).matches("\\* +n1 +up +127\\.0\\.0\\.1:9090 +- +- +0");
+  }
+
+  @Test
+  void statusOfANodeThatIsNotThereIsOneLineAndExitCodeOne() throws IOException {
+    int port = closedPort();
+
+    Run run = run("status", "--host", "127.0.0.1", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err().lines().toList())
+        .containsExactly(
+            "kvorum-node status: cannot reach the node at http://127.0.0.1:"
+                + port
+                + ": connection refused (is the node running? --host and --port name another)");
+  }
+
+  @Test
+  void decommissionStartedIsExitCodeZero() throws IOException {
+    int port =
+        fakeNode(DecommissionCommand.PATH, 202, "{\"status\":\"started\",\"node\":\"kvorum-3\"}");
+
+    Run run = run("decommission", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isZero();
+    assertThat(requests).containsExactly("POST /v0/cluster/decommission");
+    assertThat(run.out())
+        .startsWith(
+            "kvorum-node decommission: kvorum-3 (http://localhost:" + port + ") is leaving");
+    assertThat(run.err()).isEmpty();
+  }
+
+  @Test
+  void decommissionRefusedForAChangeInProgressSaysWhichAndExitsOne() throws IOException {
+    int port =
+        fakeNode(
+            DecommissionCommand.PATH,
+            409,
+            """
+            {"type":"about:blank","title":"Conflict","status":409,
+             "detail":"a membership change is in progress: join of kvorum-4 (epoch 8)"}
+            """);
+
+    Run run = run("decommission", "--host", "127.0.0.1", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err().lines().toList())
+        .containsExactly(
+            "kvorum-node decommission: refused, a membership change is in progress: join of"
+                + " kvorum-4 (epoch 8) (409); try again once it is over");
+  }
+
+  @Test
+  void decommissionOfANodeThatIsNotThereIsOneLineAndExitCodeOne() throws IOException {
+    int port = closedPort();
+
+    Run run = run("decommission", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err().lines().toList())
+        .singleElement()
+        .asString()
+        .startsWith("kvorum-node decommission: cannot reach the node at http://localhost:" + port);
+  }
+
+  @Test
+  void removeAsksTheLiveNodeToRemoveTheDeadOne() throws IOException {
+    int port = fakeNode(RemoveCommand.PATH, 202, "{\"status\":\"started\",\"node\":\"kvorum-0\"}");
+
+    Run run = run("remove", "--port", String.valueOf(port), "kvorum-3");
+
+    assertThat(run.exit()).isZero();
+    assertThat(requests).containsExactly("POST /v0/cluster/remove?node=kvorum-3");
+    assertThat(run.out())
+        .startsWith(
+            "kvorum-node remove: kvorum-0 (http://localhost:" + port + ") removes kvorum-3");
+  }
+
+  @Test
+  void removeOfANodeThatDiedJoiningSaysItsJoinWasAborted() throws IOException {
+    int port =
+        fakeNode(
+            RemoveCommand.PATH,
+            200,
+            """
+            {"status":"aborted","node":"kvorum-0","change":{"kind":"join","node":"kvorum-3"}}
+            """);
+
+    Run run = run("remove", "--port", String.valueOf(port), "kvorum-3");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out())
+        .startsWith(
+            "kvorum-node remove: kvorum-0 (http://localhost:"
+                + port
+                + ") aborted the join of kvorum-3, which was down: the cluster keeps the members"
+                + " it had.");
+  }
+
+  @Test
+  void removeOfAnUnknownNodeSaysWhatTheNodeAnswered() throws IOException {
+    int port =
+        fakeNode(
+            RemoveCommand.PATH,
+            400,
+            """
+            {"title":"Bad Request","status":400,"detail":"kvorum-9 is not a member"}
+            """);
+
+    Run run = run("remove", "--port", String.valueOf(port), "kvorum-9");
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.err().lines().toList())
+        .containsExactly(
+            "kvorum-node remove: the node at http://localhost:"
+                + port
+                + " answered 400 Bad Request: kvorum-9 is not a member");
+  }
+
+  @Test
+  void removeWithoutANodeIsExitCodeTwo() {
+    Run run = run("remove");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).contains("NODE");
+  }
+
+  @Test
+  void aBadPortIsExitCodeTwo() {
+    Run run = run("status", "--port", "http");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).contains("--port");
+  }
+
+  @Test
+  void statusOfARealClusterShowsEveryNodesRecordsAsItReportsThem() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      for (int i = 0; i < 30; i++) {
+        cluster
+            .client(1)
+            .put(("status/" + i).getBytes(UTF_8), "v".getBytes(UTF_8), Consistency.of(3, 3));
+      }
+      int port = cluster.node(1).address().getPort();
+      // Peers report their figures in their answers to the clock heartbeat (every second).
+      Awaitility.await("every node's records in n1's view")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode view = clusterView(cluster.client(1));
+                for (JsonNode member : view.path("nodes")) {
+                  assertThat(member.path("records").asLong())
+                      .as("records of %s", member.path("id").asText())
+                      .isGreaterThanOrEqualTo(30);
+                  assertThat(member.has("diskUsedBytes")).isTrue();
+                }
+              });
+
+      Run run = run("status", "--host", "127.0.0.1", "--port", String.valueOf(port));
+
+      assertThat(run.exit()).isZero();
+      List<String> lines = run.out().lines().toList();
+      assertThat(lines.get(0)).startsWith("Cluster as n1 sees it (").contains("3 members, ready");
+      for (String id : List.of("n1", "n2", "n3")) {
+        assertThat(row(lines, id))
+            .matches("[* ] +" + id + " +up +" + id + "\\.test:9090 +[1-9][0-9]* +\\d.* B +0");
+      }
+    }
+  }
+
+  @Test
+  void statusAfterAJoinShowsTheNewNodeUpWithTheRecordsItReportsToTheOldOnes() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(3)) {
+      for (int i = 0; i < 60; i++) {
+        cluster.client(1).put("joined/" + i, "v");
+      }
+      int joined = cluster.join(1);
+      assertThat(cluster.node(joined).ready()).succeedsWithin(Duration.ofSeconds(60));
+      String id = cluster.id(joined).value();
+      // Old nodes measure a member that joined by their heartbeat from then on.
+      Awaitility.await(id + "'s records in n2's view")
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                JsonNode member = null;
+                for (JsonNode m : clusterView(cluster.client(2)).path("nodes")) {
+                  if (m.path("id").asText().equals(id)) {
+                    member = m;
+                  }
+                }
+                assertThat(member).as("%s in n2's view", id).isNotNull();
+                assertThat(member.path("state").asText()).isEqualTo("up");
+                assertThat(member.path("records").asLong()).isPositive();
+                assertThat(member.path("clockOffsetMillis").isNumber()).isTrue();
+              });
+
+      Run run =
+          run(
+              "status",
+              "--host",
+              "127.0.0.1",
+              "--port",
+              String.valueOf(cluster.node(2).address().getPort()));
+
+      assertThat(run.exit()).isZero();
+      List<String> lines = run.out().lines().toList();
+      assertThat(lines.get(0)).startsWith("Cluster as n2 sees it (epoch ").contains("4 members");
+      assertThat(row(lines, id)).matches(" +" + id + " +up +" + id + "\\.test:9090 +[1-9].*");
+    }
+  }
+
+  private static String row(List<String> lines, String id) {
+    return lines.stream()
+        .filter(l -> l.matches("[* ] +" + id + " .*"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no row for " + id + " in " + lines));
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = KvorumNode.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    int exit = cli.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private int fakeNode(String path, int status, String body) throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI());
+          byte[] bytes = body.getBytes(UTF_8);
+          boolean known = exchange.getRequestURI().getPath().equals(path);
+          exchange
+              .getResponseHeaders()
+              .set("Content-Type", status >= 400 ? "application/problem+json" : "application/json");
+          exchange.sendResponseHeaders(known ? status : 400, bytes.length);
+          exchange.getResponseBody().write(bytes);
+          exchange.close();
+        });
+    server.start();
+    return server.getAddress().getPort();
+  }
+
+  private static int closedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static JsonNode clusterView(KvorumClient client) throws IOException {
+    byte[] body =
+        client
+            .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
+            .body();
+    return JSON.readTree(body);
+  }
+}
