@@ -1,11 +1,14 @@
 package io.kvorum.node.cluster;
 
 import io.kvorum.node.core.NodeId;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -59,6 +62,19 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
     public Change {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(node, "node");
+    }
+
+    /**
+     * The change as the HTTP API shows it, in {@code /v0/cluster} and in the problem body of a
+     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}.
+     */
+    public Map<String, Object> describe() {
+      Map<String, Object> view = new LinkedHashMap<>();
+      view.put("kind", kind.label());
+      view.put("node", node.value());
+      view.put("epoch", epoch);
+      view.put("started", Instant.ofEpochMilli(startedMillis).toString());
+      return view;
     }
 
     @Override

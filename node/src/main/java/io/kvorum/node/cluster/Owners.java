@@ -129,9 +129,4 @@ public final class Owners {
   public Placement readPlacement() {
     return read;
   }
-
-  /** The placement over the members after the change. */
-  public Placement targetPlacement() {
-    return target;
-  }
 }

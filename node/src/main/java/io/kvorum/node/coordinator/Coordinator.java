@@ -1,60 +1,45 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.ClockOffsets;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
-import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.membership.Membership;
-import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
 import io.kvorum.node.replication.Replicas;
-import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /**
  * What a client request needs from the cluster: versioned writes and deletes, quorum reads that
- * resolve tombstones and expiry, and cluster-wide ranges. Any node coordinates any key.
+ * resolve tombstones and expiry, and cluster-wide ranges. Any node coordinates any key. What an
+ * operator asks of the cluster is {@link ClusterAdmin}'s.
  */
 public final class Coordinator {
   private final Membership membership;
   private final Clock clock;
-  private final Replicas replicas;
-  private final HintedHandoff handoff;
   private final ClockOffsets offsets;
   private final WriteCoordinator writes;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
-  private final AntiEntropy antiEntropy;
   private final int replicationFactor;
-  private final MembershipService changes;
 
   /**
    * @param offsets whether this node's clock may version writes
    * @param requestTimeout how long a request waits for its quorum
    * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
    *     its timeout (cheapest on the thread itself when that is an event loop)
-   * @param antiEntropy the node's anti-entropy, for its state and for repairs asked for
    * @param replicationFactor copies of a key when a request does not say
-   * @param changes the node's membership changes: decommission, removal, streaming figures
    */
   public Coordinator(
       Membership membership,
@@ -65,16 +50,10 @@ public final class Coordinator {
       Duration requestTimeout,
       Supplier<ScheduledExecutorService> timeoutScheduler,
       MeterRegistry registry,
-      AntiEntropy antiEntropy,
-      int replicationFactor,
-      MembershipService changes) {
-    this.changes = changes;
+      int replicationFactor) {
     this.membership = membership;
     this.replicationFactor = replicationFactor;
-    this.antiEntropy = antiEntropy;
     this.clock = clock;
-    this.replicas = replicas;
-    this.handoff = handoff;
     this.offsets = offsets;
     Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
     this.writes = new WriteCoordinator(membership, replicas, handoff, deadline);
@@ -130,83 +109,5 @@ public final class Coordinator {
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
   public ScanCursor range(KeyRange range) {
     return ranges.range(range);
-  }
-
-  /**
-   * Why this node does not coordinate writes now (its clock is too far from its peers'), if it does
-   * not; reads are served either way.
-   */
-  public Optional<String> writeRefusal() {
-    return offsets.refusal().map(ClockOffsetException::getMessage);
-  }
-
-  /** Starts a full anti-entropy round now (or right after the one running). */
-  public void repairNow() {
-    antiEntropy.repairNow();
-  }
-
-  /** Every node as this node sees it now. */
-  public List<NodeView> clusterView() {
-    ClusterState state = membership.state();
-    return state.nodes().stream().map(n -> view(n.member())).toList();
-  }
-
-  /**
-   * Starts this node's decommission (SPEC §8).
-   *
-   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress
-   */
-  public ClusterState.Change decommission() {
-    return changes.decommission();
-  }
-
-  /**
-   * Starts the removal of {@code node}, a dead member (SPEC §8).
-   *
-   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress, the node
-   *     is not a member or is up
-   * @throws io.kvorum.node.core.InvalidRequestException if it is this node
-   */
-  public ClusterState.Change remove(NodeId node) {
-    return changes.remove(node);
-  }
-
-  /** What this node streamed to or from each member during the change in progress. */
-  public Map<NodeId, StreamFigures> streaming() {
-    return changes.streaming();
-  }
-
-  /** The cluster state this node holds: epoch, members and their states, the change. */
-  public ClusterState clusterState() {
-    return membership.state();
-  }
-
-  private NodeView view(Member member) {
-    boolean self = replicas.isSelf(member.id());
-    PeerTransport.PeerState state = replicas.state(member.id());
-    Optional<ClockOffsets.Offset> offset = self ? Optional.empty() : offsets.offset(member.id());
-    return new NodeView(
-        member.id().value(),
-        member.host() + ":" + member.grpcPort(),
-        self,
-        state.reachable(),
-        state.detail(),
-        self ? 0 : handoff.pending(member.id()),
-        offset.map(o -> OptionalLong.of(o.offsetMillis())).orElse(OptionalLong.empty()),
-        offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()),
-        self ? null : repair(member.id()),
-        replicas
-            .storage(member.id())
-            .map(report -> new NodeView.Storage(report.records(), report.diskBytes()))
-            .orElse(null));
-  }
-
-  private NodeView.Repair repair(NodeId peer) {
-    AntiEntropy.PeerRepair repair = antiEntropy.peer(peer);
-    return new NodeView.Repair(
-        repair.lastCompletedMillis(),
-        repair.recordsRepaired(),
-        repair.recordsRepairedTotal(),
-        repair.lastError());
   }
 }

@@ -80,13 +80,6 @@ public record Record(
     return tombstone(version, 1);
   }
 
-  /** This record as written to {@code replicas} nodes. */
-  public Record withReplicas(int replicas) {
-    return replicas == this.replicas
-        ? this
-        : new Record(version, tombstone, expiresAtMillis, value, replicas);
-  }
-
   /** The winner of {@code a} and {@code b} under {@link #LAST_WRITER_WINS}; either may be null. */
   public static Record newest(Record a, Record b) {
     if (a == null) {

@@ -47,10 +47,6 @@ public record Version(long value) implements Comparable<Version> {
     return Long.compare(value, other.value);
   }
 
-  public boolean isAfter(Version other) {
-    return value > other.value;
-  }
-
   @Override
   public String toString() {
     return physicalMillis() + "." + logical();

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.tls.TlsMaterial;
@@ -47,14 +48,16 @@ public final class HttpGateway implements AutoCloseable {
   private volatile boolean draining;
   private Channel serverChannel;
 
-  public HttpGateway(
-      GatewaySettings settings,
-      EventLoops loops,
-      Coordinator coordinator,
-      NodeStatus status,
-      PrometheusMeterRegistry registry) {
-    this(settings, Optional.empty(), loops, coordinator, status, registry, null);
-  }
+  /**
+   * What the gateway serves requests with.
+   *
+   * @param data the data operations
+   * @param admin what operators ask of the cluster
+   * @param status what the health endpoints report
+   * @param registry the node's metrics, served on {@code /metrics}; the gateway's own join them
+   */
+  public record Services(
+      Coordinator data, ClusterAdmin admin, NodeStatus status, PrometheusMeterRegistry registry) {}
 
   /**
    * A gateway that serves HTTPS with {@code tls}'s certificate when present (renewed certificates
@@ -68,24 +71,24 @@ public final class HttpGateway implements AutoCloseable {
   public HttpGateway(
       GatewaySettings settings,
       Optional<TlsMaterial> tls,
+      Supplier<AccessTokens> tokens,
       EventLoops loops,
-      Coordinator coordinator,
-      NodeStatus status,
-      PrometheusMeterRegistry registry,
-      Supplier<AccessTokens> tokens) {
+      Services services) {
     this.settings = settings;
     this.tls = tls.map(HttpGateway::serverContext).orElse(null);
     this.loops = loops;
-    this.metrics = new HttpMetrics(registry);
+    this.metrics = new HttpMetrics(services.registry());
     this.endpoints =
         new Endpoints(
-            coordinator,
-            new RequestParameters(settings.maxKeyBytes()),
-            status,
-            registry,
-            () -> draining,
-            metrics,
-            settings.inlineReplies(),
+            new DataEndpoints(
+                services.data(),
+                new RequestParameters(settings.maxKeyBytes()),
+                services.status(),
+                () -> draining,
+                metrics,
+                settings.inlineReplies()),
+            new AdminEndpoints(
+                services.admin(), services.status(), services.registry(), () -> draining),
             tokens == null ? null : new AccessControl(tokens));
   }
 

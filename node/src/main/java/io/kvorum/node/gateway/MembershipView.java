@@ -1,23 +1,12 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.cluster.ClusterState;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Membership changes as the HTTP API shows them. */
 final class MembershipView {
   private MembershipView() {}
-
-  /** {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}. */
-  static Map<String, Object> change(ClusterState.Change change) {
-    Map<String, Object> view = new LinkedHashMap<>();
-    view.put("kind", change.kind().label());
-    view.put("node", change.node().value());
-    view.put("epoch", change.epoch());
-    view.put("started", Instant.ofEpochMilli(change.startedMillis()).toString());
-    return view;
-  }
 
   /** The answer to a join aborted by removing its node: {@code 200} with the join. */
   static Map<String, Object> aborted(ClusterState.Change change, String node) {
@@ -34,7 +23,7 @@ final class MembershipView {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", status);
     body.put("node", node);
-    body.put("change", change(change));
+    body.put("change", change.describe());
     return body;
   }
 }

@@ -39,6 +39,11 @@ enum Route {
     return UNKNOWN;
   }
 
+  /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */
+  boolean isData() {
+    return this == ENTITY || this == ENTITIES;
+  }
+
   boolean allows(HttpMethod method) {
     return methods.contains(method);
   }

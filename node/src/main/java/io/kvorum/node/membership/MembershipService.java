@@ -16,7 +16,6 @@ import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -363,22 +362,12 @@ public final class MembershipService implements AutoCloseable {
         .change()
         .ifPresent(
             change -> {
-              Map<String, Object> details = new LinkedHashMap<>(describe(change));
+              Map<String, Object> details = new LinkedHashMap<>(change.describe());
               throw new ClusterChangeException(
                   ClusterChangeException.Reason.CHANGE_IN_PROGRESS,
                   "a membership change is in progress: " + change,
                   Map.of("change", details));
             });
-  }
-
-  /** A change as {@code /v0/cluster} and problem bodies show it. */
-  public static Map<String, Object> describe(ClusterState.Change change) {
-    Map<String, Object> view = new LinkedHashMap<>();
-    view.put("kind", change.kind().label());
-    view.put("node", change.node().value());
-    view.put("epoch", change.epoch());
-    view.put("started", Instant.ofEpochMilli(change.startedMillis()).toString());
-    return view;
   }
 
   /**

@@ -8,12 +8,7 @@ final class Threads {
   private Threads() {}
 
   static ExecutorService single(String name) {
-    return Executors.newSingleThreadExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
+    return Executors.newSingleThreadExecutor(Thread.ofPlatform().name(name).daemon().factory());
   }
 
   /** Sleeps; an interrupt (the node closing) ends the sleep early and is kept. */

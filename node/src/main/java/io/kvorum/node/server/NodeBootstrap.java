@@ -14,6 +14,7 @@ import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.DurationFormat;
 import io.kvorum.node.core.FailureStreak;
@@ -237,6 +238,7 @@ public final class NodeBootstrap implements AutoCloseable {
   private HintedHandoff handoff;
   private AntiEntropy antiEntropy;
   private Coordinator coordinator;
+  private ClusterAdmin admin;
   private Membership membership;
   private MembershipService membershipService;
   private TreeKeepingStorageEngine treeKeeper;
@@ -420,8 +422,14 @@ public final class NodeBootstrap implements AutoCloseable {
             config.requestTimeout(),
             timeouts(timers),
             registry,
+            config.membership().replicationFactor());
+    admin =
+        new ClusterAdmin(
+            membership,
+            new Replicas(config.nodeId(), storage, transport),
+            handoff,
+            offsets,
             antiEntropy,
-            config.membership().replicationFactor(),
             membershipService);
     tokensFile = clientTokens(timers);
     startGateway();
@@ -672,11 +680,10 @@ public final class NodeBootstrap implements AutoCloseable {
                 http.idleTimeout(),
                 threading.inlineReplies()),
             config.tls().filter(NodeConfig.Tls::http).flatMap(t -> tls),
+            tokensFile == null ? null : tokensFile::tokens,
             httpLoops,
-            coordinator,
-            new NodeStatus(config.nodeId().value(), ready::get),
-            registry,
-            tokensFile == null ? null : tokensFile::tokens);
+            new HttpGateway.Services(
+                coordinator, admin, new NodeStatus(config.nodeId().value(), ready::get), registry));
     resources.push(gateway);
     try {
       httpAddress = gateway.start();

@@ -59,11 +59,7 @@ public final class TlsMaterial implements AutoCloseable {
             .build();
     this.reloader =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "kvorum-tls-reload");
-              t.setDaemon(true);
-              return t;
-            });
+            Thread.ofPlatform().name("kvorum-tls-reload").daemon().factory());
   }
 
   /**

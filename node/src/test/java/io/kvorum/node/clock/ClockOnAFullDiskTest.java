@@ -52,7 +52,7 @@ class ClockOnAFullDiskTest {
     store.full = false;
     Version after = clock.now();
 
-    assertThat(after.isAfter(before)).isTrue();
+    assertThat(after).isGreaterThan(before);
     assertThat(after.physicalMillis()).isEqualTo(stored + 10).isLessThan(store.ceiling.get());
   }
 
@@ -67,7 +67,7 @@ class ClockOnAFullDiskTest {
         HybridLogicalClock.start(
             new ReadOnlyView(store), wall::get, Duration.ofSeconds(1), Duration.ofMinutes(1));
 
-    assertThat(restarted.current().isAfter(issued)).isTrue();
+    assertThat(restarted.current()).isGreaterThan(issued);
   }
 
   /** A ceiling store whose disk can be filled and emptied. */

@@ -35,7 +35,7 @@ class HybridLogicalClockTest {
     Version previous = clock.now();
     for (int i = 0; i < 100_000; i++) {
       Version next = clock.now();
-      assertThat(next.isAfter(previous)).as("call %d: %s after %s", i, next, previous).isTrue();
+      assertThat(next).as("call %d: %s after %s", i, next, previous).isGreaterThan(previous);
       previous = next;
     }
     assertThat(previous.physicalMillis())
@@ -53,8 +53,8 @@ class HybridLogicalClockTest {
     Version afterJump = clock.now();
     Version later = clock.now();
 
-    assertThat(afterJump.isAfter(beforeJump)).isTrue();
-    assertThat(later.isAfter(afterJump)).isTrue();
+    assertThat(afterJump).isGreaterThan(beforeJump);
+    assertThat(later).isGreaterThan(afterJump);
   }
 
   @Test
@@ -79,7 +79,7 @@ class HybridLogicalClockTest {
     clock.observe(remote);
 
     assertThat(clock.current()).isEqualTo(remote);
-    assertThat(clock.now().isAfter(remote)).isTrue();
+    assertThat(clock.now()).isGreaterThan(remote);
   }
 
   @Test
@@ -104,7 +104,7 @@ class HybridLogicalClockTest {
     assertThat(clock.now().physicalMillis()).isEqualTo(T0);
 
     clock.observe(atLimit);
-    assertThat(clock.now().isAfter(atLimit)).isTrue();
+    assertThat(clock.now()).isGreaterThan(atLimit);
   }
 
   @Test
@@ -122,7 +122,7 @@ class HybridLogicalClockTest {
 
     HybridLogicalClock second = startClock();
 
-    assertThat(second.now().isAfter(newest)).isTrue();
+    assertThat(second.now()).isGreaterThan(newest);
   }
 
   @Test
@@ -135,7 +135,7 @@ class HybridLogicalClockTest {
 
     HybridLogicalClock second = startClock();
 
-    assertThat(second.now().isAfter(remote)).isTrue();
+    assertThat(second.now()).isGreaterThan(remote);
   }
 
   @Test
@@ -218,7 +218,7 @@ class HybridLogicalClockTest {
     Set<Version> all = new HashSet<>();
     for (List<Version> mine : issued) {
       for (int i = 1; i < mine.size(); i++) {
-        assertThat(mine.get(i).isAfter(mine.get(i - 1))).isTrue();
+        assertThat(mine.get(i)).isGreaterThan(mine.get(i - 1));
       }
       all.addAll(mine);
     }

@@ -2,12 +2,9 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.antientropy.AntiEntropy;
-import io.kvorum.node.antientropy.HashTrees;
 import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -17,8 +14,6 @@ import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.membership.Membership;
-import io.kvorum.node.membership.MembershipService;
-import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.Replicas;
 import io.kvorum.node.storage.FaultyStorageEngine;
@@ -28,11 +23,7 @@ import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -93,33 +84,7 @@ class CoordinatorFailureReportTest {
         requestTimeout,
         () -> timers,
         registry,
-        new AntiEntropy(
-            new HashTrees(N1, topology.ids(), new RendezvousPlacement(topology.ids())),
-            local,
-            peers,
-            new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
-            timers,
-            System::currentTimeMillis,
-            registry),
-        3,
-        new MembershipService(
-            membership,
-            new MembershipStore(temporaryDirectory()),
-            local,
-            peers,
-            new MembershipService.Settings(8 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1)),
-            timers,
-            System::currentTimeMillis));
-  }
-
-  private static Path temporaryDirectory() {
-    try {
-      Path dir = Files.createTempDirectory("kvorum-membership");
-      dir.toFile().deleteOnExit();
-      return dir;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+        3);
   }
 
   @AfterEach

@@ -153,18 +153,17 @@ class RecordTest {
     assertThat(a).isNotEqualTo(Record.value(V10, new byte[] {1, 3}));
     assertThat(a).isNotEqualTo(Record.value(V10, new byte[] {1, 2}, 9));
     assertThat(Record.tombstone(V10)).isNotEqualTo(Record.value(V10, new byte[0]));
-    assertThat(a).isNotEqualTo(a.withReplicas(3));
+    assertThat(a).isNotEqualTo(Record.value(V10, new byte[] {1, 2}, Record.NO_EXPIRY, 3));
   }
 
   @Test
   void theReplicaCountBreaksTheLastTieSoThatEveryReplicaKeepsTheSameRecord() {
     Record onOne = Record.value(V10, new byte[] {1}, 9, 1);
-    Record onThree = onOne.withReplicas(3);
+    Record onThree = Record.value(V10, new byte[] {1}, 9, 3);
 
     assertThat(Record.LAST_WRITER_WINS.compare(onThree, onOne)).isPositive();
     assertThat(Record.newest(onOne, onThree)).isSameAs(onThree);
     assertThat(Record.newest(onThree, onOne)).isSameAs(onThree);
-    assertThat(onOne.withReplicas(1)).isSameAs(onOne);
   }
 
   @Test

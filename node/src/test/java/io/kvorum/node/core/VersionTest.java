@@ -35,9 +35,9 @@ class VersionTest {
 
     assertThat(early).isLessThan(later);
     assertThat(later).isLessThan(laterStill);
-    assertThat(laterStill.isAfter(later)).isTrue();
-    assertThat(later.isAfter(later)).isFalse();
-    assertThat(early.isAfter(later)).isFalse();
+    assertThat(laterStill).isGreaterThan(later);
+    assertThat(later).isLessThanOrEqualTo(later);
+    assertThat(early).isLessThanOrEqualTo(later);
     assertThat(Version.ZERO).isLessThan(Version.of(0, 1));
   }
 

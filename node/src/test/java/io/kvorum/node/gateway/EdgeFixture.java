@@ -7,6 +7,7 @@ import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.membership.Membership;
@@ -58,28 +59,40 @@ final class EdgeFixture implements AutoCloseable {
     ScriptedPeerTransport peers = new ScriptedPeerTransport();
     RendezvousPlacement placement = new RendezvousPlacement(topology.ids());
     Membership membership = Membership.fixed(topology);
+    Replicas replicas = new Replicas(self, storage, peers);
+    HintedHandoff handoff =
+        new HintedHandoff(
+            new InMemoryHintStore(),
+            peers,
+            System::currentTimeMillis,
+            new HintedHandoff.Settings(Duration.ofHours(3), 1_000),
+            List.of(),
+            registry);
+    ClockOffsets offsets =
+        new ClockOffsets(
+            List.of(),
+            peers.peerClocks(),
+            clock,
+            System::nanoTime,
+            Duration.ofMillis(500),
+            registry);
     Coordinator coordinator =
         new Coordinator(
             membership,
-            new Replicas(self, storage, peers),
-            new HintedHandoff(
-                new InMemoryHintStore(),
-                peers,
-                System::currentTimeMillis,
-                new HintedHandoff.Settings(Duration.ofHours(3), 1_000),
-                List.of(),
-                registry),
+            replicas,
+            handoff,
             clock,
-            new ClockOffsets(
-                List.of(),
-                peers.peerClocks(),
-                clock,
-                System::nanoTime,
-                Duration.ofMillis(500),
-                registry),
+            offsets,
             Duration.ofSeconds(1),
             () -> timers,
             registry,
+            1);
+    ClusterAdmin admin =
+        new ClusterAdmin(
+            membership,
+            replicas,
+            handoff,
+            offsets,
             new AntiEntropy(
                 new HashTrees(self, topology.ids(), placement),
                 storage,
@@ -88,7 +101,6 @@ final class EdgeFixture implements AutoCloseable {
                 timers,
                 System::currentTimeMillis,
                 registry),
-            1,
             new MembershipService(
                 membership,
                 new MembershipStore(temporaryDirectory()),
@@ -99,15 +111,17 @@ final class EdgeFixture implements AutoCloseable {
                 timers,
                 System::currentTimeMillis));
     metrics = new HttpMetrics(registry);
+    NodeStatus status = new NodeStatus("n1", () -> true);
     endpoints =
         new Endpoints(
-            coordinator,
-            new RequestParameters(MAX_KEY_BYTES),
-            new NodeStatus("n1", () -> true),
-            registry,
-            () -> false,
-            metrics,
-            true,
+            new DataEndpoints(
+                coordinator,
+                new RequestParameters(MAX_KEY_BYTES),
+                status,
+                () -> false,
+                metrics,
+                true),
+            new AdminEndpoints(admin, status, registry, () -> false),
             tokens == null ? null : new AccessControl(() -> tokens));
   }
 

@@ -224,7 +224,9 @@ class RecordCodecTest {
     return switch (random.nextInt(3)) {
       case 0 ->
           Record.value(record.version(), record.value(), random.nextInt(3), record.replicas());
-      case 1 -> record.withReplicas(1 + random.nextInt(255));
+      case 1 ->
+          Record.value(
+              record.version(), record.value(), record.expiresAtMillis(), 1 + random.nextInt(255));
       default ->
           Record.value(
               record.version(),
