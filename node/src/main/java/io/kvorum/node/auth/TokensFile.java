@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class TokensFile {
   private static final Logger log = LoggerFactory.getLogger(TokensFile.class);
+
+  /** How often a node checks the file for changes ({@link #reloadIfChanged()}). */
+  public static final Duration RELOAD_INTERVAL = Duration.ofSeconds(1);
 
   private final Path path;
   private volatile AccessTokens tokens;

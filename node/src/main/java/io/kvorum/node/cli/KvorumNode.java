@@ -9,7 +9,7 @@ import io.kvorum.node.config.LogFormat;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.KvorumServer;
 import java.security.Security;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -105,7 +105,7 @@ public final class KvorumNode implements Callable<Integer> {
     LogFormat format = options.logFormat();
     NodeConfig config = options.toConfig();
     configureLogging(format, config.nodeId());
-    NodeBootstrap node = NodeBootstrap.start(config);
+    KvorumServer node = KvorumServer.start(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Thread stopper =
         new Thread(

@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
 public final class ClockOffsets {
   private static final Logger log = LoggerFactory.getLogger(ClockOffsets.class);
 
+  /** How often a node measures the peers it can reach ({@link #heartbeat()}). */
+  public static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
   /**
    * A peer's clock as this node sees it now.
    *

@@ -2,6 +2,9 @@ package io.kvorum.node.clock;
 
 import io.kvorum.node.core.Version;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -25,6 +28,15 @@ import org.slf4j.LoggerFactory;
 public final class HybridLogicalClock implements Clock {
   private static final Logger log = LoggerFactory.getLogger(HybridLogicalClock.class);
   private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** How far ahead of issued versions a node keeps its persisted ceiling. */
+  public static final Duration CEILING_WINDOW = Duration.ofSeconds(1);
+
+  /**
+   * How often a node calls {@link #refreshCeiling()}: often enough within {@link #CEILING_WINDOW}
+   * that requests practically never wait for the ceiling's disk write.
+   */
+  public static final Duration CEILING_RENEWAL = Duration.ofMillis(250);
 
   private final LongSupplier wall;
   private final CeilingStore store;
@@ -116,6 +128,29 @@ public final class HybridLogicalClock implements Clock {
   @Override
   public long wallMillis() {
     return wall.getAsLong();
+  }
+
+  /**
+   * Completes once this clock's versions are within the max forward drift (the max clock offset) of
+   * its wall clock, at the latest after {@code limit}: after a quick restart the clock resumes from
+   * its persisted ceiling, up to a ceiling window ahead, and peers refuse versions that far ahead.
+   * Checks every 20 ms on {@code timers}; never completes exceptionally.
+   */
+  public CompletableFuture<Void> settled(ScheduledExecutorService timers, Duration limit) {
+    CompletableFuture<Void> settled = new CompletableFuture<>();
+    ScheduledFuture<?> poll =
+        timers.scheduleWithFixedDelay(
+            () -> {
+              if (current().physicalMillis() - wallMillis() <= maxForwardDriftMillis) {
+                settled.complete(null);
+              }
+            },
+            0,
+            20,
+            TimeUnit.MILLISECONDS);
+    return settled
+        .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((ok, error) -> poll.cancel(false));
   }
 
   /** Persists a fresh ceiling when the current one is less than half a window ahead. */

@@ -15,6 +15,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threads: gossip answers and proposals run on one "kvorum-membership-io" thread (they write the
  * state file); streaming and sweeps on one "kvorum-membership" worker, which may block.
  */
-public final class MembershipService implements AutoCloseable {
+public final class MembershipService implements ReplicaService.Membership, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MembershipService.class);
 
   /**
@@ -46,6 +47,9 @@ public final class MembershipService implements AutoCloseable {
    *     before dropping what they no longer own (requests started under the old state finish)
    */
   public record Settings(long bytesPerSecond, Duration gossipInterval, Duration settleTime) {}
+
+  /** How often a node exchanges its cluster state with every member. */
+  public static final Duration GOSSIP_INTERVAL = Duration.ofSeconds(1);
 
   private final Membership membership;
   private final PeerTransport transport;
@@ -179,6 +183,7 @@ public final class MembershipService implements AutoCloseable {
   // ---- serving the peers ----------------------------------------------------------------------
 
   /** A peer's gossip: adopts its state if newer, answers this node's. */
+  @Override
   public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState theirs) {
     return CompletableFuture.supplyAsync(
         () -> {
@@ -192,6 +197,7 @@ public final class MembershipService implements AutoCloseable {
   }
 
   /** A new node asks to join: admitted as joining unless another change is in progress. */
+  @Override
   public CompletableFuture<ClusterState> admit(Member member) {
     return CompletableFuture.supplyAsync(() -> admitNow(member), io);
   }
@@ -374,6 +380,7 @@ public final class MembershipService implements AutoCloseable {
    * This node's records that it hands off in the change of {@code epoch}, for the peer that drives
    * it ({@link io.kvorum.node.transport.ReplicaService#handoff}).
    */
+  @Override
   public ScanCursor handoff(long epoch, NodeId to, Key start) {
     Owners owners = membership.owners();
     if (owners.state().change().map(ClusterState.Change::epoch).orElse(-1L) != epoch) {

@@ -45,6 +45,12 @@ public final class HintedHandoff {
   private static final Duration FIRST_PAUSE = Duration.ofMillis(10);
   private static final Duration LONGEST_PAUSE = Duration.ofSeconds(1);
 
+  /** How often a node delivers its hints to the peers it can reach ({@link #deliverAll()}). */
+  public static final Duration REPLAY_INTERVAL = Duration.ofSeconds(10);
+
+  /** The longest a graceful stop waits for its last delivery of the hints it holds. */
+  public static final Duration MAX_DELIVERY_AT_SHUTDOWN = Duration.ofSeconds(10);
+
   /**
    * @param window hints older than this are dropped instead of delivered
    * @param maxPerPeer new hints for a peer with this many pending are dropped

@@ -2,6 +2,8 @@ package io.kvorum.node.replication;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
@@ -13,14 +15,15 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.transport.ReplicaService.Membership;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What this node does for its peers: its own replicas, the hints it holds for them, and its side of
- * their anti-entropy exchanges.
+ * What this node does for its peers: its own replicas, the hints it holds for them, its side of
+ * their anti-entropy exchanges, and its membership.
  *
  * <p>A write whose version is further ahead of this node's wall clock than the max clock offset is
  * refused ({@link ClockOffsetException}): its coordinator's clock is ahead, and the version would
@@ -33,23 +36,27 @@ public final class LocalReplicaService implements ReplicaService {
   private final Clock clock;
   private final long maxOffsetMillis;
   private final AntiEntropy repair;
+  private final Membership membership;
 
   /**
    * @param clock this node's clock, whose wall clock versions are checked against
    * @param maxClockOffset how far ahead of it a version may be
    * @param repair this node's anti-entropy, which answers the peers' exchanges
+   * @param membership this node's membership, which answers gossip, joins and handoffs
    */
   public LocalReplicaService(
       StorageEngine storage,
       HintedHandoff handoff,
       Clock clock,
       Duration maxClockOffset,
-      AntiEntropy repair) {
+      AntiEntropy repair,
+      Membership membership) {
     this.storage = storage;
     this.handoff = handoff;
     this.clock = clock;
     this.maxOffsetMillis = maxClockOffset.toMillis();
     this.repair = repair;
+    this.membership = membership;
   }
 
   @Override
@@ -126,6 +133,21 @@ public final class LocalReplicaService implements ReplicaService {
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
     return handoff.welcome(peer);
+  }
+
+  @Override
+  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+    return membership.gossip(peer, state);
+  }
+
+  @Override
+  public CompletableFuture<ClusterState> join(Member member) {
+    return membership.admit(member);
+  }
+
+  @Override
+  public ScanCursor handoff(long epoch, NodeId to, Key start) {
+    return membership.handoff(epoch, to, start);
   }
 
   @Override

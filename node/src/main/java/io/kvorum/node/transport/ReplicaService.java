@@ -95,6 +95,40 @@ public interface ReplicaService {
   CompletableFuture<Long> ping();
 
   /**
+   * The membership calls a node serves its peers (SPEC §8), as {@link #gossip}, {@link #join} and
+   * {@link #handoff} describe them; {@link #NONE} where there is no membership (some tests).
+   */
+  interface Membership {
+    /** Answers {@link ReplicaService#gossip}. */
+    CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state);
+
+    /** Answers {@link ReplicaService#join}: admits {@code member} as a joining node. */
+    CompletableFuture<ClusterState> admit(Member member);
+
+    /** Answers {@link ReplicaService#handoff}. */
+    ScanCursor handoff(long epoch, NodeId to, Key start);
+
+    /** No membership here: every call fails as {@link ReplicaService}'s defaults do. */
+    Membership NONE =
+        new Membership() {
+          @Override
+          public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
+            return CompletableFuture.failedFuture(new UnavailableException("no membership here"));
+          }
+
+          @Override
+          public CompletableFuture<ClusterState> admit(Member member) {
+            return CompletableFuture.failedFuture(new UnavailableException("no membership here"));
+          }
+
+          @Override
+          public ScanCursor handoff(long epoch, NodeId to, Key start) {
+            return ScanCursor.failed(new UnavailableException("no membership here"));
+          }
+        };
+  }
+
+  /**
    * This node's storage figures, sent with every answer to a ping; empty when they cannot be read
    * now (the storage is closed or failing). Cheap: called on the transport's threads.
    */

@@ -53,6 +53,12 @@ import java.util.stream.LongStream;
  * coordinator's memory; a call beyond the cap fails at once.
  */
 public final class ResilientPeerTransport implements PeerTransport {
+  /** The calls to one peer a node keeps in flight at most (its bulkhead). */
+  public static final int MAX_CALLS_IN_FLIGHT_PER_PEER = 4096;
+
+  /** How long a node's open breaker refuses calls to a peer before trying it again. */
+  public static final Duration BREAKER_OPEN_FOR = Duration.ofSeconds(2);
+
   private final PeerTransport delegate;
   private final CircuitBreakerRegistry breakers;
   private final BulkheadRegistry bulkheads;

@@ -20,6 +20,7 @@ import io.kvorum.node.testing.LinkChaos;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.node.transport.ReplicaService;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * moment the returning node reports ready it must hold every hinted write, whichever of the hello,
  * the connection coming up or a timeout ran the deliveries.
  *
- * <p>The nodes here are what catch-up involves, wired as {@code NodeBootstrap} wires them (hinted
+ * <p>The nodes here are what catch-up involves, wired as {@code KvorumServer} wires them (hinted
  * handoff, the replica service, the in-memory transport, catch-up), without HTTP or RocksDB, so
  * that a restart costs microseconds and hundreds of rounds run in seconds.
  */
@@ -136,7 +137,7 @@ class CatchUpRaceTest {
         new SimpleMeterRegistry());
   }
 
-  /** One run of a node, wired as NodeBootstrap wires the pieces catch-up involves. */
+  /** One run of a node, wired as the server wires the pieces catch-up involves. */
   private Incarnation start(Disk disk) {
     HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore(disk.ceiling));
     PeerTransport transport = network.connect(disk.config, clock);
@@ -161,7 +162,8 @@ class CatchUpRaceTest {
                 handoff,
                 clock,
                 disk.config.maxClockOffset(),
-                repair(disk.config, transport)));
+                repair(disk.config, transport),
+                ReplicaService.Membership.NONE));
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(

@@ -144,7 +144,7 @@ class HandOffsTest {
     return submitters.stream().filter(name -> name.startsWith("kvorum-io-")).toList();
   }
 
-  private static double replyHandOffs(NodeBootstrap node) {
+  private static double replyHandOffs(KvorumServer node) {
     return node.registry().get("kvorum.http.reply.handoffs").counter().count();
   }
 

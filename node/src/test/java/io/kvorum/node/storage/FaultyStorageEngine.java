@@ -6,7 +6,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;
@@ -47,7 +47,7 @@ public final class FaultyStorageEngine extends ForwardingStorageEngine {
    * Storage for a test node: a faulty engine over an in-memory one (and in-memory hints), handed to
    * {@code created} when the node opens it.
    */
-  public static NodeBootstrap.StorageFactory inMemory(Consumer<FaultyStorageEngine> created) {
+  public static StorageFactory inMemory(Consumer<FaultyStorageEngine> created) {
     return (directory, settings, executor) -> {
       FaultyStorageEngine engine = new FaultyStorageEngine(new InMemoryStorageEngine());
       created.accept(engine);

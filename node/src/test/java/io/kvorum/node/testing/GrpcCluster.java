@@ -4,7 +4,8 @@ import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * handed it each task, so a test can see which requests reached a storage thread and from where.
  */
 public final class GrpcCluster implements AutoCloseable {
-  private final List<NodeBootstrap> nodes = new ArrayList<>();
+  private final List<KvorumServer> nodes = new ArrayList<>();
   private final List<KvorumClient> clients = new ArrayList<>();
   private final Queue<String> storageSubmitters = new ConcurrentLinkedQueue<>();
 
@@ -32,21 +33,23 @@ public final class GrpcCluster implements AutoCloseable {
     for (int i = 1; i <= size; i++) {
       members.add(new Member(NodeId.of("n" + i), "127.0.0.1", NodeProcess.freePort()));
     }
-    NodeBootstrap.StorageFactory storage =
+    StorageFactory storage =
         (directory, settings, executor) ->
-            NodeBootstrap.StorageFactory.ROCKSDB.open(
+            StorageFactory.ROCKSDB.open(
                 directory, settings, new Noting(executor, storageSubmitters));
     try {
       for (Member member : members) {
         NodeId id = member.id();
         nodes.add(
-            NodeBootstrap.start(
-                TestConfig.in(root.resolve(id.value())).topology(new Topology(id, members)).build(),
-                storage,
-                NodeBootstrap.Interconnect.GRPC,
-                threading));
+            KvorumServer.builder(
+                    TestConfig.in(root.resolve(id.value()))
+                        .topology(new Topology(id, members))
+                        .build())
+                .storage(storage)
+                .threading(threading)
+                .start());
       }
-      for (NodeBootstrap node : nodes) {
+      for (KvorumServer node : nodes) {
         node.awaitReady();
         clients.add(
             KvorumClient.connect(
@@ -64,7 +67,7 @@ public final class GrpcCluster implements AutoCloseable {
   }
 
   /** Node {@code i}, counted from 1. */
-  public NodeBootstrap node(int i) {
+  public KvorumServer node(int i) {
     return nodes.get(i - 1);
   }
 
@@ -85,7 +88,7 @@ public final class GrpcCluster implements AutoCloseable {
   @Override
   public void close() {
     clients.forEach(KvorumClient::close);
-    nodes.forEach(NodeBootstrap::shutdown);
+    nodes.forEach(KvorumServer::shutdown);
   }
 
   /** An executor that notes the thread handing it each task, then runs it as its delegate does. */

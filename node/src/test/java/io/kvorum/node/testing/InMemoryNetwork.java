@@ -4,8 +4,9 @@ import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.netty.EventLoops;
-import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.Threading;
+import io.kvorum.node.tls.TlsMaterial;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * fail at their deadline, and a request may still arrive while its answer is lost); links can be
  * slowed. Every message carries its sender's clock, as on the wire.
  */
-public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
+public final class InMemoryNetwork implements Interconnect {
   /** A node's served side. */
   record Endpoint(ReplicaService service, Clock clock) {}
 
@@ -55,7 +56,11 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
 
   @Override
   public PeerTransport connect(
-      NodeConfig config, Clock clock, EventLoops loops, Threading threading) {
+      NodeConfig config,
+      Clock clock,
+      EventLoops loops,
+      Threading threading,
+      Optional<TlsMaterial> tls) {
     return connect(config, clock);
   }
 
@@ -81,7 +86,11 @@ public final class InMemoryNetwork implements NodeBootstrap.Interconnect {
 
   @Override
   public AutoCloseable serve(
-      NodeConfig config, Clock clock, ReplicaService service, EventLoops loops) {
+      NodeConfig config,
+      Clock clock,
+      ReplicaService service,
+      EventLoops loops,
+      Optional<TlsMaterial> tls) {
     return serve(config, clock, service);
   }
 

@@ -4,7 +4,7 @@ import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.server.NodeBootstrap;
+import io.kvorum.node.server.StorageFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -44,9 +44,7 @@ public final class LocalCluster implements AutoCloseable {
     for (NodeId id : ids) {
       TestConfig config =
           tweak.apply(TestConfig.in(root.resolve(id.value())).topology(new Topology(id, members)));
-      nodes.add(
-          TestNode.start(
-              config.build(), NodeBootstrap.StorageFactory.ROCKSDB, network, walls.apply(id)));
+      nodes.add(TestNode.start(config.build(), StorageFactory.ROCKSDB, network, walls.apply(id)));
     }
   }
 
@@ -145,10 +143,7 @@ public final class LocalCluster implements AutoCloseable {
     ids.add(id);
     nodes.add(
         TestNode.launch(
-            config.build(),
-            NodeBootstrap.StorageFactory.ROCKSDB,
-            network,
-            System::currentTimeMillis));
+            config.build(), StorageFactory.ROCKSDB, network, System::currentTimeMillis));
     return i;
   }
 

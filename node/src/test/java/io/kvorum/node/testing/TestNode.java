@@ -4,8 +4,9 @@ import io.kvorum.api.KvorumClient;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.server.NodeBootstrap;
-import io.kvorum.node.server.Threading;
+import io.kvorum.node.server.Interconnect;
+import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
@@ -17,18 +18,15 @@ import java.util.function.LongSupplier;
 /** A real node in this JVM, listening on a free port of 127.0.0.1, with a client for it. */
 public final class TestNode implements AutoCloseable {
   private final NodeConfig config;
-  private final NodeBootstrap.StorageFactory storage;
+  private final StorageFactory storage;
   private LocalStorage opened;
-  private final NodeBootstrap.Interconnect network;
+  private final Interconnect network;
   private final LongSupplier wall;
-  private NodeBootstrap node;
+  private KvorumServer node;
   private KvorumClient client;
 
   private TestNode(
-      NodeConfig config,
-      NodeBootstrap.StorageFactory storage,
-      NodeBootstrap.Interconnect network,
-      LongSupplier wall) {
+      NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
     this.config = config;
     this.storage = storage;
     this.network = network;
@@ -37,26 +35,22 @@ public final class TestNode implements AutoCloseable {
 
   /** Starts a one-node cluster on RocksDB. */
   public static TestNode start(NodeConfig config) {
-    return start(config, NodeBootstrap.StorageFactory.ROCKSDB);
+    return start(config, StorageFactory.ROCKSDB);
   }
 
   /** Starts a one-node cluster on the storage given. */
-  public static TestNode start(NodeConfig config, NodeBootstrap.StorageFactory storage) {
+  public static TestNode start(NodeConfig config, StorageFactory storage) {
     return start(config, storage, new InMemoryNetwork());
   }
 
   /** Starts a node of a cluster whose nodes talk over {@code network}; waits until it is ready. */
-  public static TestNode start(
-      NodeConfig config, NodeBootstrap.StorageFactory storage, NodeBootstrap.Interconnect network) {
+  public static TestNode start(NodeConfig config, StorageFactory storage, Interconnect network) {
     return start(config, storage, network, System::currentTimeMillis);
   }
 
   /** Starts a node as above whose wall clock (Unix milliseconds) is {@code wall}. */
   public static TestNode start(
-      NodeConfig config,
-      NodeBootstrap.StorageFactory storage,
-      NodeBootstrap.Interconnect network,
-      LongSupplier wall) {
+      NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
     TestNode node = new TestNode(config, storage, network, wall);
     node.boot();
     return node;
@@ -67,10 +61,7 @@ public final class TestNode implements AutoCloseable {
    * joining node is ready once its records are streamed): see {@link #ready()}.
    */
   public static TestNode launch(
-      NodeConfig config,
-      NodeBootstrap.StorageFactory storage,
-      NodeBootstrap.Interconnect network,
-      LongSupplier wall) {
+      NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
     TestNode node = new TestNode(config, storage, network, wall);
     node.launch();
     return node;
@@ -83,21 +74,20 @@ public final class TestNode implements AutoCloseable {
 
   private void launch() {
     node =
-        NodeBootstrap.start(
-            config,
-            (dir, settings, executor) -> opened = storage.open(dir, settings, executor),
-            network,
-            Threading.fromSystemProperties(),
-            wall);
+        KvorumServer.builder(config)
+            .storage((dir, settings, executor) -> opened = storage.open(dir, settings, executor))
+            .interconnect(network)
+            .wallClock(wall)
+            .start();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
     // A decommissioned node stops once it has left, as the process does.
-    NodeBootstrap started = node;
+    KvorumServer started = node;
     started.left().thenRunAsync(started::shutdown);
   }
 
   /** Completes once the node reports ready. */
   public CompletableFuture<Void> ready() {
-    NodeBootstrap started = node;
+    KvorumServer started = node;
     return CompletableFuture.runAsync(started::awaitReady);
   }
 
@@ -122,7 +112,7 @@ public final class TestNode implements AutoCloseable {
     return client;
   }
 
-  public NodeBootstrap bootstrap() {
+  public KvorumServer bootstrap() {
     return node;
   }
 

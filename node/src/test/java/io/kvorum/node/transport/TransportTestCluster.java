@@ -94,7 +94,12 @@ public abstract class TransportTestCluster implements AutoCloseable {
      */
     public ReplicaService normalService() {
       return new LocalReplicaService(
-          new TreeKeepingStorageEngine(storage, trees), handoff, clock, MAX_CLOCK_OFFSET, repair);
+          new TreeKeepingStorageEngine(storage, trees),
+          handoff,
+          clock,
+          MAX_CLOCK_OFFSET,
+          repair,
+          ReplicaService.Membership.NONE);
     }
 
     /** This node's anti-entropy (its trees are built; its rounds are an hour apart). */

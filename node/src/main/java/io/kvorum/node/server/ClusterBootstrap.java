@@ -1,0 +1,60 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.clock.ClockOffsets;
+import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.membership.Membership;
+import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.node.transport.ResilientPeerTransport;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Connects a node to its cluster: the membership it starts with, the transport to its peers, and
+ * the measurement of their clocks, which follows the membership and every peer that becomes
+ * reachable.
+ */
+public final class ClusterBootstrap {
+  private ClusterBootstrap() {}
+
+  /** Connects to the peers through {@code interconnect}; closed with {@code resources}. */
+  public static NodeCluster connect(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeSecurity security,
+      Interconnect interconnect,
+      NodeResources resources) {
+    NodeId self = config.nodeId();
+    Membership membership =
+        new Membership(self, storage.clusterState(), Optional.of(storage.membershipFiles()));
+    PeerTransport transport =
+        resources.closeOnStop(
+            new ResilientPeerTransport(
+                interconnect.connect(
+                    config,
+                    storage.clock(),
+                    resources.grpcLoops(),
+                    resources.threading(),
+                    security.tls()),
+                ResilientPeerTransport.MAX_CALLS_IN_FLIGHT_PER_PEER,
+                ResilientPeerTransport.BREAKER_OPEN_FOR,
+                resources.registry()));
+    ClockOffsets offsets =
+        new ClockOffsets(
+            peers(self, membership.state()),
+            transport.peerClocks(),
+            storage.clock(),
+            System::nanoTime,
+            config.maxClockOffset(),
+            resources.registry());
+    transport.onPeerReachable(offsets::measure);
+    membership.onChange(changed -> offsets.members(peers(self, changed)));
+    return new NodeCluster(membership, transport, offsets);
+  }
+
+  /** Every member of {@code state} but {@code self}. */
+  static List<NodeId> peers(NodeId self, ClusterState state) {
+    return state.ids().stream().filter(id -> !id.equals(self)).toList();
+  }
+}

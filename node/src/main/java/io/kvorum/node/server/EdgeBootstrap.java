@@ -1,0 +1,118 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.config.ConfigException;
+import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.coordinator.ClusterAdmin;
+import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.Failures;
+import io.kvorum.node.gateway.GatewaySettings;
+import io.kvorum.node.gateway.HttpGateway;
+import io.kvorum.node.gateway.NodeStatus;
+import io.kvorum.node.replication.Replicas;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Opens a node's two edges: the inter-node server its peers call, and the coordinator behind the
+ * HTTP API its clients call. A port that cannot be bound ends the start as invalid configuration,
+ * naming its flag.
+ */
+public final class EdgeBootstrap {
+  private EdgeBootstrap() {}
+
+  /** Serves {@code replication}'s service to the peers through {@code interconnect}. */
+  public static void servePeers(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeSecurity security,
+      NodeReplication replication,
+      Interconnect interconnect,
+      NodeResources resources) {
+    try {
+      resources.closeOnStop(
+          interconnect.serve(
+              config,
+              storage.clock(),
+              replication.served(),
+              resources.grpcLoops(),
+              security.tls()));
+    } catch (UncheckedIOException e) {
+      throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
+    }
+  }
+
+  /**
+   * Builds the coordinator and the cluster administration and serves them on the HTTP port.
+   *
+   * @param ready whether the node reports ready and serves client requests
+   */
+  public static NodeEdge serveClients(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeSecurity security,
+      NodeCluster cluster,
+      NodeReplication replication,
+      NodeResources resources,
+      BooleanSupplier ready) {
+    Replicas replicas = new Replicas(config.nodeId(), replication.storage(), cluster.transport());
+    Coordinator coordinator =
+        new Coordinator(
+            cluster.membership(),
+            replicas,
+            replication.handoff(),
+            storage.clock(),
+            cluster.offsets(),
+            config.requestTimeout(),
+            resources.requestTimeouts(),
+            resources.registry(),
+            config.membership().replicationFactor());
+    ClusterAdmin admin =
+        new ClusterAdmin(
+            cluster.membership(),
+            replicas,
+            replication.handoff(),
+            cluster.offsets(),
+            replication.antiEntropy(),
+            replication.changes());
+    NodeConfig.Http http = config.http();
+    HttpGateway gateway =
+        resources.closeOnStop(
+            new HttpGateway(
+                new GatewaySettings(
+                    http.host(),
+                    http.port(),
+                    config.limits().maxValueBytes(),
+                    config.limits().maxKeyBytes(),
+                    http.idleTimeout(),
+                    resources.threading().inlineReplies()),
+                config.tls().filter(NodeConfig.Tls::http).flatMap(t -> security.tls()),
+                security
+                    .clientTokens()
+                    .<Supplier<AccessTokens>>map(file -> file::tokens)
+                    .orElse(null),
+                resources.httpLoops(),
+                new HttpGateway.Services(
+                    coordinator,
+                    admin,
+                    new NodeStatus(config.nodeId().value(), ready),
+                    resources.registry())));
+    InetSocketAddress address;
+    try {
+      address = gateway.start();
+    } catch (UncheckedIOException e) {
+      throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
+    }
+    return new NodeEdge(coordinator, admin, gateway, address);
+  }
+
+  private static String bindFailure(UncheckedIOException e) {
+    String message = Failures.rootMessage(e);
+    return message.toLowerCase(Locale.ROOT).contains("in use")
+        ? "address already in use"
+        : "cannot listen: " + message;
+  }
+}

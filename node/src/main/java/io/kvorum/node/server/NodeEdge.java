@@ -1,0 +1,20 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.coordinator.ClusterAdmin;
+import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.gateway.HttpGateway;
+import java.net.InetSocketAddress;
+
+/**
+ * What a node serves ({@link EdgeBootstrap}).
+ *
+ * @param coordinator the data operations of client requests
+ * @param admin what operators ask of the cluster
+ * @param gateway the HTTP edge, serving clients on {@code httpAddress}
+ * @param httpAddress the address the HTTP API listens on (its real port when 0 was asked)
+ */
+public record NodeEdge(
+    Coordinator coordinator,
+    ClusterAdmin admin,
+    HttpGateway gateway,
+    InetSocketAddress httpAddress) {}

@@ -1,0 +1,27 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.storage.PurgeSweeper;
+import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.transport.ReplicaService;
+
+/**
+ * What keeps a node's replicas in step with its peers' ({@link ReplicationBootstrap}).
+ *
+ * @param storage the records as the node uses them: metered, keeping anti-entropy's hash trees up
+ *     to date, and reading from memory first if so switched
+ * @param handoff the hints this node holds for its peers, and their delivery
+ * @param antiEntropy the rounds that compare and repair the replicas this node shares
+ * @param changes membership changes: gossip, joins, decommissions, removals and their streaming
+ * @param sweeper the purge of dead records every replica holds
+ * @param served what this node serves its peers
+ */
+public record NodeReplication(
+    StorageEngine storage,
+    HintedHandoff handoff,
+    AntiEntropy antiEntropy,
+    MembershipService changes,
+    PurgeSweeper sweeper,
+    ReplicaService served) {}

@@ -1,0 +1,213 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.FailureStreak;
+import io.kvorum.node.netty.EventLoops;
+import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.DiskSpaceMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a node holds and must let go of: its metrics registry, its threads (the event loops, the
+ * storage threads, the timer thread) and the stack of everything the bootstraps started, closed in
+ * reverse order of start. Its periodic tasks all run on its one timer thread ({@link #every}). Used
+ * by one thread while the node starts; {@link #close()} once.
+ */
+public final class NodeResources implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NodeResources.class);
+
+  private final NodeConfig config;
+  private final Threading threading;
+  private final PrometheusMeterRegistry registry;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private EventLoops httpLoops;
+  private EventLoops grpcLoops;
+  private ExecutorService storageThreads;
+  private ScheduledExecutorService timers;
+
+  NodeResources(NodeConfig config, Threading threading) {
+    this.config = config;
+    this.threading = threading;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().commonTags("node", config.nodeId().value());
+  }
+
+  /** The node's metrics, every component's and the process's. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** How the node hands work between threads. */
+  public Threading threading() {
+    return threading;
+  }
+
+  /** Closes {@code resource} when the node closes, before everything started earlier. */
+  public <T extends AutoCloseable> T closeOnStop(T resource) {
+    started.push(resource);
+    return resource;
+  }
+
+  /**
+   * The JVM and the process, and the free and total space of the filesystem that holds the data
+   * directory ({@code disk_free_bytes}, {@code disk_total_bytes}): what the disk-full alert watches
+   * before writes get 507.
+   */
+  void bindProcessMetrics(Path dataDir) {
+    new DiskSpaceMetrics(dataDir.toAbsolutePath().toFile()).bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+  }
+
+  /**
+   * Starts the event loops of the HTTP edge and of the inter-node traffic: one group, or one each.
+   * Started before the servers and channels on them, so closed after them.
+   */
+  void startEventLoops() {
+    int threads = config.http().ioThreads();
+    httpLoops =
+        closeOnStop(
+            EventLoops.start(threading.sharedLoops() ? "kvorum-io" : "kvorum-http-io", threads));
+    grpcLoops =
+        threading.sharedLoops() ? httpLoops : closeOnStop(EventLoops.start("kvorum-grpc", threads));
+  }
+
+  /** The event loops of the HTTP edge. */
+  public EventLoops httpLoops() {
+    return httpLoops;
+  }
+
+  /** The event loops of the inter-node traffic (the HTTP edge's, unless split). */
+  public EventLoops grpcLoops() {
+    return grpcLoops;
+  }
+
+  /**
+   * The storage threads ({@code kvorum-storage-N}, {@code --storage-threads}, a bounded queue of
+   * {@code --storage-queue}: a full queue refuses at once), started on first use and stopped after
+   * everything started later, the storage among it.
+   */
+  public ExecutorService storageThreads() {
+    if (storageThreads == null) {
+      NodeConfig.Storage s = config.storage();
+      ThreadPoolExecutor executor =
+          new ThreadPoolExecutor(
+              s.threads(),
+              s.threads(),
+              0,
+              TimeUnit.MILLISECONDS,
+              new ArrayBlockingQueue<>(s.queueSize()),
+              Thread.ofPlatform().name("kvorum-storage-", 1).daemon().factory(),
+              new ThreadPoolExecutor.AbortPolicy());
+      storageThreads = ExecutorServiceMetrics.monitor(registry, executor, "storage", "kvorum");
+      ExecutorService stopping = storageThreads;
+      closeOnStop(() -> stop(stopping));
+    }
+    return storageThreads;
+  }
+
+  /**
+   * The timer thread ({@code kvorum-timer-1}): the periodic tasks, and the timeouts of requests
+   * that do not run on an event loop. Started on first use; stopped before everything started
+   * earlier (the storage), so that no task runs against a closed store.
+   */
+  public ScheduledExecutorService timers() {
+    if (timers == null) {
+      timers =
+          Executors.newSingleThreadScheduledExecutor(
+              Thread.ofPlatform().name("kvorum-timer-", 1).daemon().factory());
+      ScheduledExecutorService stopping = timers;
+      closeOnStop(() -> stop(stopping));
+    }
+    return timers;
+  }
+
+  /**
+   * Where a request's timeout is kept, asked on the thread that starts the request: the event loop
+   * serving it (cheapest), or the timer thread.
+   */
+  public Supplier<ScheduledExecutorService> requestTimeouts() {
+    ScheduledExecutorService timer = timers();
+    return threading.loopTimeouts()
+        ? () -> httpLoops.current().<ScheduledExecutorService>map(loop -> loop).orElse(timer)
+        : () -> timer;
+  }
+
+  /**
+   * Runs {@code task} on the timer thread every {@code period}, the first time one period from now.
+   * A task that keeps failing (the clock ceiling on a full disk, every 250 ms) is logged when it
+   * starts failing and when it works again, not every time.
+   */
+  public void every(String name, Duration period, Runnable task) {
+    FailureStreak failures = new FailureStreak();
+    timers()
+        .scheduleWithFixedDelay(
+            () -> {
+              try {
+                task.run();
+                if (failures.succeeded()) {
+                  log.info("periodic {} works again", name);
+                }
+              } catch (RuntimeException e) {
+                if (failures.failed(e)) {
+                  log.warn(
+                      "periodic {} (every {} ms) failed; repeats are not logged until it works"
+                          + " again",
+                      name,
+                      period.toMillis(),
+                      e);
+                } else {
+                  log.debug("periodic {} failed again: {}", name, e.toString());
+                }
+              }
+            },
+            period.toMillis(),
+            period.toMillis(),
+            TimeUnit.MILLISECONDS);
+  }
+
+  /** Closes everything in reverse order of start, then the metrics registry. Idempotent. */
+  @Override
+  public void close() {
+    while (!started.isEmpty()) {
+      AutoCloseable resource = started.pop();
+      try {
+        resource.close();
+      } catch (Exception e) {
+        log.warn("error while closing {}", resource, e);
+      }
+    }
+    registry.close();
+  }
+
+  private static void stop(ExecutorService executor) throws InterruptedException {
+    executor.shutdown();
+    if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+      executor.shutdownNow();
+    }
+  }
+}

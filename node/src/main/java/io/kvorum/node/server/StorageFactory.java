@@ -1,0 +1,33 @@
+package io.kvorum.node.server;
+
+import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.rocksdb.RocksDbSettings;
+import io.kvorum.node.storage.rocksdb.RocksDbStorageEngine;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+
+/** Opens a node's storage; tests substitute engines that fail or stall on purpose. */
+@FunctionalInterface
+public interface StorageFactory {
+  /**
+   * Opens the records and hints in {@code directory}, doing their I/O on {@code executor}.
+   *
+   * @throws io.kvorum.node.core.StorageException if the storage cannot be opened
+   */
+  LocalStorage open(Path directory, NodeConfig.Storage settings, ExecutorService executor);
+
+  /** The production engine: RocksDB in {@code directory}, hints beside the records. */
+  StorageFactory ROCKSDB =
+      (directory, s, executor) ->
+          RocksDbStorageEngine.open(
+                  directory,
+                  new RocksDbSettings(
+                      s.syncWrites(),
+                      s.blockCacheBytes(),
+                      s.writeBufferBytes(),
+                      s.maxDiskBytes(),
+                      s.queueSize()),
+                  executor)
+              .asLocalStorage();
+}
