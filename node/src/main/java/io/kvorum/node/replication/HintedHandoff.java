@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * up) keeps making passes until one finds nothing left, so a hello is answered only once every hint
  * held for the caller was written and confirmed by it. Delivering a hint twice is harmless
  * (last-writer-wins). A hint the replica refuses in a way that is not {@linkplain
- * FailureKind#hinted hinted} is dropped: that is a refusal for its version's clock ({@link
- * ClockOffsetException}: written by this node while its clock was ahead), and delivered once the
- * replica's clock has caught up, it would win over the writes made since.
+ * FailureKind#hinted hinted}, for its version's clock ({@link ClockOffsetException}: written by
+ * this node while its clock was ahead), is dropped: delivered once the replica's clock has caught
+ * up, it would win over the writes made since.
  */
 public final class HintedHandoff {
   private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
