@@ -1,8 +1,7 @@
 package io.kvorum.node.coordinator;
 
 import io.kvorum.node.cluster.Owners;
-import io.kvorum.node.core.ClockOffsetException;
-import io.kvorum.node.core.Failures;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
@@ -15,8 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * Sends a write to all {@code from} replicas of its key in parallel and succeeds at the {@code
  * ack}-th confirmation. Replicas outside the first {@code from} of the ranking store nothing. A
  * peer replica that does not confirm (down, timed out, refused) gets a hint, whether or not the
- * request still reaches its quorum, except one that refused the version as too far ahead of its
- * clock; hints never count toward {@code ack}.
+ * request still reaches its quorum, if its failure is {@linkplain FailureKind#hinted hinted} (not
+ * one that refused the version as too far ahead of its clock); hints never count toward {@code
+ * ack}.
  *
  * <p>While the membership changes, a write goes to the key's replicas among the current owners and
  * to those it will have after the change, and needs {@code ack} plus one confirmation for every
@@ -44,9 +44,7 @@ public final class WriteCoordinator {
             writers.nodes(),
             node -> replicas.write(node, key, record),
             (node, error) -> {
-              // A version too far ahead for the replica's clock must not reach it later either.
-              if (!replicas.isSelf(node)
-                  && !(Failures.unwrap(error) instanceof ClockOffsetException)) {
+              if (!replicas.isSelf(node) && FailureKind.of(error).hinted()) {
                 handoff.hint(node, key, record);
               }
             });

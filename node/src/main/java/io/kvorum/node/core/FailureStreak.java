@@ -28,8 +28,8 @@ public final class FailureStreak {
   }
 
   private static String kind(Throwable error) {
-    return error instanceof StorageException e
-        ? StorageException.class.getName() + "/" + e.kind()
-        : error.getClass().getName();
+    FailureKind kind = FailureKind.of(error);
+    // Two different bugs are two different failures.
+    return kind == FailureKind.UNEXPECTED ? error.getClass().getName() : kind.name();
   }
 }

@@ -2,7 +2,8 @@ package io.kvorum.node.core;
 
 /**
  * The errors kvorum raises on purpose. Each carries what a caller needs to answer its own client;
- * each edge (HTTP, gRPC) translates them once.
+ * what it means (the peer's fault? hinted? which answer at the edge?) is its {@link FailureKind}'s
+ * row; each edge (HTTP, gRPC) translates them once.
  */
 public abstract sealed class KvorumException extends RuntimeException
     permits ClockOffsetException,

@@ -34,20 +34,11 @@ final class Endpoints {
       }
     }
     if (route == Route.UNKNOWN) {
-      exchange.respond(
-          Problem.of(
-                  HttpResponseStatus.BAD_REQUEST, "no such endpoint: " + Route.path(request.uri()))
-              .toResponse());
+      exchange.respond(HttpErrorMapper.unknownEndpoint(Route.path(request.uri())));
       return;
     }
     if (!route.allows(request.method())) {
-      FullHttpResponse response =
-          Problem.of(
-                  HttpResponseStatus.METHOD_NOT_ALLOWED,
-                  request.method() + " is not allowed here; use " + route.allowHeader())
-              .toResponse();
-      response.headers().set(HttpHeaderNames.ALLOW, route.allowHeader());
-      exchange.respond(response);
+      exchange.respond(HttpErrorMapper.methodNotAllowed(request.method(), route.allowHeader()));
       return;
     }
     if (route.isData()) {

@@ -3,24 +3,32 @@ package io.kvorum.node.gateway;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.ClusterChangeException;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
-import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
-import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
-import io.kvorum.node.core.StorageException;
-import io.kvorum.node.core.UnavailableException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Translates every failure of a request into its HTTP answer, in one place. */
+/**
+ * The error answers of the HTTP edge, in one place: a request's failure is answered by its {@link
+ * FailureKind} (status, {@code Retry-After}, whether it is logged) with the problem members its
+ * exception carries; a request the protocol refuses (undecodable, an HTTP version other than 1, an
+ * unknown endpoint, a method not allowed) is answered here too. Whether the connection goes on is
+ * the connection's decision, not this one's.
+ */
 final class HttpErrorMapper {
   private static final Logger log = LoggerFactory.getLogger(HttpErrorMapper.class);
 
@@ -32,68 +40,108 @@ final class HttpErrorMapper {
 
   private HttpErrorMapper() {}
 
+  // ---- a request's failure --------------------------------------------------------------------
+
   static FullHttpResponse toResponse(Throwable failure) {
     Throwable error = Failures.unwrap(failure);
-    if (error instanceof KvorumException known) {
-      return switch (known) {
-        case InvalidRequestException e -> {
-          Problem problem = Problem.of(HttpResponseStatus.BAD_REQUEST, e.getMessage());
-          e.parameter().ifPresent(p -> problem.with("parameter", p));
-          yield problem.toResponse();
-        }
-        case NotEnoughReplicasException e -> notEnoughReplicas(e);
-        case ClusterChangeException e -> {
-          Problem problem =
-              Problem.of(
-                  e.reason() == ClusterChangeException.Reason.UNKNOWN_NODE
-                      ? HttpResponseStatus.NOT_FOUND
-                      : HttpResponseStatus.CONFLICT,
-                  e.getMessage());
-          e.details().forEach(problem::with);
-          yield problem.toResponse();
-        }
-        case PeerUnavailableException e ->
-            Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
-                .with("unavailable", e.peer().value())
-                .toResponse();
-        case OverloadedException e -> retryLater(e.getMessage());
-        case UnavailableException e -> retryLater(e.getMessage());
-        // Not Retry-After: this node's clock stays wrong until someone corrects it; another node
-        // can take the write.
-        case ClockOffsetException e ->
-            Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, e.getMessage())
-                .with("clockOffsetMillis", e.offsetMillis())
-                .with("maxClockOffsetMillis", e.maxOffsetMillis())
-                .toResponse();
-        case StorageException e when e.kind() == StorageException.Kind.NO_SPACE ->
-            Problem.of(INSUFFICIENT_STORAGE, "the node's disk is full: " + e.getMessage())
-                .toResponse();
-        case StorageException e -> {
-          log.error("storage failure", e);
-          yield Problem.of(HttpResponseStatus.INTERNAL_SERVER_ERROR, e.getMessage()).toResponse();
-        }
-      };
+    FailureKind kind = FailureKind.of(error);
+    switch (kind) {
+      case STORAGE_FAILURE -> log.error("storage failure", error);
+      case UNEXPECTED -> log.error("unexpected failure serving a request", error);
+      default -> {}
     }
-    log.error("unexpected failure serving a request", error);
-    return Problem.of(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal error: " + error)
+    Problem problem = Problem.of(status(kind), detail(kind, error));
+    addMembers(problem, error);
+    FullHttpResponse response = problem.toResponse();
+    if (kind.retryAfter()) {
+      response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+    }
+    return response;
+  }
+
+  private static HttpResponseStatus status(FailureKind kind) {
+    return switch (kind.httpStatus()) {
+      case 504 -> NOT_ENOUGH_REPLICAS;
+      case 507 -> INSUFFICIENT_STORAGE;
+      default -> HttpResponseStatus.valueOf(kind.httpStatus());
+    };
+  }
+
+  private static String detail(FailureKind kind, Throwable error) {
+    return switch (kind) {
+      case NO_SPACE -> "the node's disk is full: " + error.getMessage();
+      case UNEXPECTED -> "internal error: " + error;
+      default -> error.getMessage();
+    };
+  }
+
+  /** What the client may want to know beyond the detail, as the failure carries it. */
+  private static void addMembers(Problem problem, Throwable error) {
+    switch (error) {
+      case InvalidRequestException e -> e.parameter().ifPresent(p -> problem.with("parameter", p));
+      case NotEnoughReplicasException e -> {
+        Map<String, String> failed = new LinkedHashMap<>();
+        e.failed().forEach((node, reason) -> failed.put(node.value(), reason));
+        problem
+            .with("required", e.required())
+            .with("answered", e.answered())
+            .with("failed", failed)
+            .with("pending", e.pending().stream().map(NodeId::value).toList());
+      }
+      case ClusterChangeException e -> e.details().forEach(problem::with);
+      case PeerUnavailableException e -> problem.with("unavailable", e.peer().value());
+      case ClockOffsetException e ->
+          problem
+              .with("clockOffsetMillis", e.offsetMillis())
+              .with("maxClockOffsetMillis", e.maxOffsetMillis());
+      default -> {}
+    }
+  }
+
+  // ---- the protocol's refusals ----------------------------------------------------------------
+
+  /** A request the codec could not decode: a body, request line or headers too large, garbage. */
+  static FullHttpResponse undecodable(Throwable cause) {
+    return switch (cause) {
+      case TooLongHttpContentException e ->
+          Problem.of(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, e.getMessage()).toResponse();
+      case TooLongHttpLineException e ->
+          Problem.of(HttpResponseStatus.REQUEST_URI_TOO_LONG, "the request line is too long")
+              .toResponse();
+      case TooLongHttpHeaderException e ->
+          Problem.of(
+                  HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                  "the request headers are too large")
+              .toResponse();
+      default ->
+          Problem.of(
+                  HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + cause.getMessage())
+              .toResponse();
+    };
+  }
+
+  /** A request in an HTTP version other than 1.x. */
+  static FullHttpResponse versionNotSupported(HttpVersion version) {
+    return Problem.of(
+            HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
+            version.text() + " is not supported; use HTTP/1.1")
         .toResponse();
   }
 
-  private static FullHttpResponse notEnoughReplicas(NotEnoughReplicasException e) {
-    Map<String, String> failed = new LinkedHashMap<>();
-    e.failed().forEach((node, reason) -> failed.put(node.value(), reason));
-    return Problem.of(NOT_ENOUGH_REPLICAS, e.getMessage())
-        .with("required", e.required())
-        .with("answered", e.answered())
-        .with("failed", failed)
-        .with("pending", e.pending().stream().map(NodeId::value).toList())
-        .toResponse();
+  static FullHttpResponse unknownEndpoint(String path) {
+    return Problem.of(HttpResponseStatus.BAD_REQUEST, "no such endpoint: " + path).toResponse();
   }
 
-  private static FullHttpResponse retryLater(String detail) {
+  /**
+   * @param allow the methods the endpoint allows, as the {@code Allow} header lists them
+   */
+  static FullHttpResponse methodNotAllowed(HttpMethod method, String allow) {
     FullHttpResponse response =
-        Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, detail).toResponse();
-    response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+        Problem.of(
+                HttpResponseStatus.METHOD_NOT_ALLOWED,
+                method + " is not allowed here; use " + allow)
+            .toResponse();
+    response.headers().set(HttpHeaderNames.ALLOW, allow);
     return response;
   }
 }

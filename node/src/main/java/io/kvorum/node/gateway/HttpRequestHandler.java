@@ -4,13 +4,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpContentException;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
@@ -21,8 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection's requests, answered strictly in arrival order (HTTP/1.1 pipelining): while one
  * request is being served, later ones wait here and the socket is not read further, so a client
- * cannot queue unbounded work. Malformed requests are answered 400 and end the connection; a body
- * over the limit is answered 413 and the connection stays usable.
+ * cannot queue unbounded work. Malformed requests end the connection; a body over the limit is
+ * discarded and the connection stays usable ({@link HttpErrorMapper} decides their answers, 400 and
+ * 413).
  */
 final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
@@ -108,15 +105,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
               this::done);
       closing = current.closesConnection();
       if (!decoded.isSuccess()) {
-        current.respond(undecodable(decoded.cause()));
+        current.respond(HttpErrorMapper.undecodable(decoded.cause()));
         return;
       }
       if (!supported) {
-        current.respond(
-            Problem.of(
-                    HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
-                    request.protocolVersion().text() + " is not supported; use HTTP/1.1")
-                .toResponse());
+        current.respond(HttpErrorMapper.versionNotSupported(request.protocolVersion()));
         return;
       }
       try {
@@ -152,26 +145,6 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
       ctx.channel().config().setAutoRead(true);
     }
     return request;
-  }
-
-  private static FullHttpResponse undecodable(Throwable cause) {
-    if (cause instanceof TooLongHttpContentException) {
-      return Problem.of(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, cause.getMessage())
-          .toResponse();
-    }
-    if (cause instanceof TooLongHttpLineException) {
-      return Problem.of(HttpResponseStatus.REQUEST_URI_TOO_LONG, "the request line is too long")
-          .toResponse();
-    }
-    if (cause instanceof TooLongHttpHeaderException) {
-      return Problem.of(
-              HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
-              "the request headers are too large")
-          .toResponse();
-    }
-    return Problem.of(
-            HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + cause.getMessage())
-        .toResponse();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.kvorum.node.replication;
 
 import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
@@ -35,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * first and stops at the first failure. {@link #welcome} (a peer said hello, or its connection came
  * up) keeps making passes until one finds nothing left, so a hello is answered only once every hint
  * held for the caller was written and confirmed by it. Delivering a hint twice is harmless
- * (last-writer-wins). A hint the replica refuses for its version's clock ({@link
- * ClockOffsetException}: written by this node while its clock was ahead) is dropped: delivered once
- * the replica's clock has caught up, it would win over the writes made since.
+ * (last-writer-wins). A hint the replica refuses in a way that is not {@linkplain
+ * FailureKind#hinted hinted}, for its version's clock ({@link ClockOffsetException}: written by
+ * this node while its clock was ahead), is dropped: delivered once the replica's clock has caught
+ * up, it would win over the writes made since.
  */
 public final class HintedHandoff {
   private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
@@ -331,7 +333,7 @@ public final class HintedHandoff {
                 Throwable error = sends.get(i).join();
                 if (error == null) {
                   confirmed.add(hints.get(i));
-                } else if (Failures.unwrap(error) instanceof ClockOffsetException) {
+                } else if (!FailureKind.of(error).hinted()) {
                   refused.add(hints.get(i));
                   refusal = error;
                 } else if (firstFailure == null) {

@@ -1,7 +1,7 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.StorageException;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether this node's storage refuses writes for lack of space, learnt from the outcome of its
- * writes: one log line when a write is first refused with {@code NO_SPACE}, one when a write
- * succeeds again, and the gauge {@code kvorum_storage_no_space} (1 in between). While the disk is
- * full every write fails the same way; logging each would flood the log.
+ * writes: one log line when a write is first refused with {@link FailureKind#NO_SPACE}, one when a
+ * write succeeds again, and the gauge {@code kvorum_storage_no_space} (1 in between). While the
+ * disk is full every write fails the same way; logging each would flood the log.
  */
 public final class SpaceWatch {
   private static final Logger log = LoggerFactory.getLogger(SpaceWatch.class);
@@ -33,12 +33,10 @@ public final class SpaceWatch {
       if (full.get() && full.compareAndSet(true, false)) {
         log.info("disk space is back: writes succeed again");
       }
-    } else if (Failures.unwrap(error) instanceof StorageException e
-        && e.kind() == StorageException.Kind.NO_SPACE
-        && full.compareAndSet(false, true)) {
+    } else if (FailureKind.of(error) == FailureKind.NO_SPACE && full.compareAndSet(false, true)) {
       log.warn(
           "the disk is full: writes are refused (507) until space is freed, reads go on ({})",
-          e.getMessage());
+          Failures.unwrap(error).getMessage());
     }
   }
 

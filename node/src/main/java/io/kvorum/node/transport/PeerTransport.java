@@ -25,11 +25,13 @@ import java.util.function.Consumer;
  *       the peer's clock, and this node observes it before the returned future completes. So a node
  *       that has seen a peer's answer issues versions past everything that peer had seen.
  *   <li><b>Deliver the peer's errors as themselves.</b> A failure the peer raised arrives as the
- *       same {@link io.kvorum.node.core.KvorumException}: {@link
- *       io.kvorum.node.core.OverloadedException}, {@link io.kvorum.node.core.StorageException} of
- *       the same kind (a full disk is NO_SPACE), {@link io.kvorum.node.core.UnavailableException},
- *       {@link io.kvorum.node.core.InvalidRequestException}; anything else the peer failed with
- *       arrives as a {@link io.kvorum.node.core.StorageException} FAILURE. {@link
+ *       same {@link io.kvorum.node.core.KvorumException}, of the same {@link
+ *       io.kvorum.node.core.FailureKind}: {@link io.kvorum.node.core.OverloadedException}, {@link
+ *       io.kvorum.node.core.StorageException} of the same kind (a full disk is NO_SPACE), {@link
+ *       io.kvorum.node.core.UnavailableException}, {@link
+ *       io.kvorum.node.core.InvalidRequestException}, {@link
+ *       io.kvorum.node.core.ClockOffsetException} with its offsets; anything else the peer failed
+ *       with arrives as a {@link io.kvorum.node.core.StorageException} FAILURE. {@link
  *       PeerUnavailableException} means the transport got no answer: no connection, no answer
  *       within the deadline, a broken connection, a closed transport (and, from decorators, an open
  *       circuit breaker or a full bulkhead). No failure promises that a write was not applied.

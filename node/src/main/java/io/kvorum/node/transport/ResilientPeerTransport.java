@@ -10,18 +10,13 @@ import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.core.ClockOffsetException;
-import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.InvalidRequestException;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.StorageException;
-import io.kvorum.node.core.UnavailableException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -40,14 +35,10 @@ import java.util.stream.LongStream;
  *
  * <p>A peer whose breaker is open (most of its recent calls got no answer) is answered "not
  * available" at once instead of costing every request a timeout; after a pause a few trial calls
- * decide whether it is back. Only failures that say the peer is not serving count against it:
- * {@link PeerUnavailableException} (no connection, no answer in time, a broken stream) and {@link
- * UnavailableException} (it is shutting down). A peer that answered with an error of its own is
- * alive and quick, and its answers count as successes: a full disk ({@link StorageException}
- * NO_SPACE) still serves reads, a write refused for its clock ({@link ClockOffsetException}) is the
- * coordinator's clock's fault, an overloaded storage queue ({@link OverloadedException}) is
- * transient and pushed back by the bulkhead, an {@link InvalidRequestException} is the request's
- * fault.
+ * decide whether it is back. Only failures that say the peer is not serving count against it
+ * ({@link FailureKind#countsAgainstPeer}: no answer, shutting down, a failure nobody typed). A peer
+ * that answered with an error of its own (a full disk, a refused clock, an overloaded queue, an
+ * invalid request) is alive and quick, and its answers count as successes.
  *
  * <p>The bulkhead caps the calls in flight to one peer, so a slow peer cannot absorb all of a
  * coordinator's memory; a call beyond the cap fails at once.
@@ -273,13 +264,7 @@ public final class ResilientPeerTransport implements PeerTransport {
 
   /** Whether a call's failure says the peer is not serving (not an answer of its own). */
   static boolean notServing(Throwable failure) {
-    return switch (Failures.unwrap(failure)) {
-      case OverloadedException e -> false;
-      case ClockOffsetException e -> false;
-      case StorageException e -> false;
-      case InvalidRequestException e -> false;
-      default -> true;
-    };
+    return FailureKind.of(failure).countsAgainstPeer();
   }
 
   private static PeerUnavailableException unavailable(NodeId peer, String reason) {

@@ -17,6 +17,7 @@ import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
@@ -43,6 +44,8 @@ import io.kvorum.proto.replica.v1.ScanRequest;
 import io.kvorum.proto.replica.v1.SegmentsRequest;
 import io.kvorum.proto.replica.v1.TreeHashesRequest;
 import io.kvorum.proto.replica.v1.TreeHashesResponse;
+import java.util.EnumMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,23 +60,24 @@ import org.slf4j.LoggerFactory;
  * every message received moves the clock past the sender's stamp before anyone reads the message.
  *
  * <p><b>Errors</b>, one table each way (as etcd's {@code rpctypes}): a replica's own failure
- * travels as a {@link ReplicaError.Code} and is raised at the caller as the same kind of error; a
- * failure to get an answer at all is the transport's and becomes {@link PeerUnavailableException}.
+ * travels as the {@link ReplicaError.Code} of its {@link FailureKind} ({@link #CODES}) and is
+ * raised at the caller as the same kind of error ({@link #fromWire}); a failure to get an answer at
+ * all is the transport's and becomes {@link PeerUnavailableException}.
  *
  * <table>
  *   <caption>errors across the wire</caption>
- *   <tr><th>raised on the replica<th>code<th>status (the other calls)<th>raised at the caller
- *   <tr><td>{@link OverloadedException}<td>OVERLOADED<td>RESOURCE_EXHAUSTED
+ *   <tr><th>kind on the replica<th>code<th>status (the other calls)<th>raised at the caller
+ *   <tr><td>{@link FailureKind#OVERLOADED}<td>OVERLOADED<td>RESOURCE_EXHAUSTED
  *       <td>{@link OverloadedException}
- *   <tr><td>{@link InvalidRequestException}<td>INVALID<td>INVALID_ARGUMENT
+ *   <tr><td>{@link FailureKind#INVALID_REQUEST}<td>INVALID<td>INVALID_ARGUMENT
  *       <td>{@link InvalidRequestException}
- *   <tr><td>{@link StorageException} NO_SPACE<td>NO_SPACE<td>RESOURCE_EXHAUSTED
+ *   <tr><td>{@link FailureKind#NO_SPACE}<td>NO_SPACE<td>RESOURCE_EXHAUSTED
  *       <td>{@link StorageException} NO_SPACE
- *   <tr><td>{@link UnavailableException}<td>UNAVAILABLE<td>UNAVAILABLE
+ *   <tr><td>{@link FailureKind#UNAVAILABLE}<td>UNAVAILABLE<td>UNAVAILABLE
  *       <td>{@link UnavailableException}
- *   <tr><td>{@link ClockOffsetException} (a version too far ahead)<td>CLOCK_OFFSET
+ *   <tr><td>{@link FailureKind#CLOCK_OFFSET} (a version too far ahead)<td>CLOCK_OFFSET
  *       <td>FAILED_PRECONDITION<td>{@link ClockOffsetException}, with its offsets
- *   <tr><td>anything else (storage failure, a bug)<td>INTERNAL<td>INTERNAL
+ *   <tr><td>any other kind (storage failure, a bug), logged at warn<td>INTERNAL<td>INTERNAL
  *       <td>{@link StorageException} FAILURE
  *   <tr><td>(no answer: no connection, deadline, broken stream, a status without the trailer)
  *       <td>—<td>any<td>{@link PeerUnavailableException}
@@ -167,19 +171,23 @@ final class WireEdge {
 
   // ---- errors: replica to wire ----------------------------------------------------------------
 
+  /**
+   * The code each kind of failure travels as; any other kind (a storage failure, a bug, a failure
+   * the replica met calling others) is the replica's INTERNAL failure.
+   */
+  private static final Map<FailureKind, ReplicaError.Code> CODES =
+      new EnumMap<>(
+          Map.of(
+              FailureKind.OVERLOADED, ReplicaError.Code.OVERLOADED,
+              FailureKind.INVALID_REQUEST, ReplicaError.Code.INVALID,
+              FailureKind.NO_SPACE, ReplicaError.Code.NO_SPACE,
+              FailureKind.UNAVAILABLE, ReplicaError.Code.UNAVAILABLE,
+              FailureKind.CLOCK_OFFSET, ReplicaError.Code.CLOCK_OFFSET));
+
   /** How a replica's failure travels. */
   static ReplicaError toWire(Throwable failure) {
     Throwable cause = Failures.unwrap(failure);
-    ReplicaError.Code code =
-        switch (cause) {
-          case OverloadedException e -> ReplicaError.Code.OVERLOADED;
-          case InvalidRequestException e -> ReplicaError.Code.INVALID;
-          case StorageException e when e.kind() == StorageException.Kind.NO_SPACE ->
-              ReplicaError.Code.NO_SPACE;
-          case UnavailableException e -> ReplicaError.Code.UNAVAILABLE;
-          case ClockOffsetException e -> ReplicaError.Code.CLOCK_OFFSET;
-          default -> ReplicaError.Code.INTERNAL;
-        };
+    ReplicaError.Code code = CODES.getOrDefault(FailureKind.of(cause), ReplicaError.Code.INTERNAL);
     if (code == ReplicaError.Code.INTERNAL) {
       log.warn("a replica request failed", cause);
     }

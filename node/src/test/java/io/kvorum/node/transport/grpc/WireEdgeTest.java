@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
@@ -78,6 +79,22 @@ class WireEdgeTest {
     ReplicaError future = ReplicaError.newBuilder().setCodeValue(99).setMessage("new").build();
 
     assertThat(WireEdge.fromWire(PEER, future)).isInstanceOf(StorageException.class);
+  }
+
+  @Test
+  void everyCodeArrivesAsAKindThatTravelsAsTheSameCode() {
+    for (ReplicaError.Code code : ReplicaError.Code.values()) {
+      if (code == ReplicaError.Code.UNRECOGNIZED) {
+        continue;
+      }
+      KvorumException arrived =
+          WireEdge.fromWire(PEER, ReplicaError.newBuilder().setCode(code).setMessage("m").build());
+
+      assertThat(WireEdge.toWire(arrived).getCode())
+          .as("%s arrives as %s", code, FailureKind.of(arrived))
+          .isEqualTo(
+              code == ReplicaError.Code.CODE_UNSPECIFIED ? ReplicaError.Code.INTERNAL : code);
+    }
   }
 
   @Test
