@@ -30,24 +30,11 @@ public final class GrpcReplicaServer implements AutoCloseable {
   /**
    * Binds {@code port} on every interface and starts serving on {@code loops}: it accepts on one of
    * them and spreads connections over all; each connection's calls run on its loop (the caller
-   * keeps the loops running until this server is closed).
+   * keeps the loops running until this server is closed). With mutual TLS when {@code tls} is
+   * present: a peer must present a certificate the CA signed, and connections refused at the
+   * handshake are logged once per address and cause.
    *
    * @throws UncheckedIOException if the port cannot be bound
-   */
-  public static GrpcReplicaServer start(
-      NodeId self,
-      int port,
-      ReplicaService service,
-      Clock clock,
-      int maxMessageBytes,
-      EventLoops loops) {
-    return start(self, port, service, clock, maxMessageBytes, loops, Optional.empty());
-  }
-
-  /**
-   * As {@link #start(NodeId, int, ReplicaService, Clock, int, EventLoops)}, with mutual TLS when
-   * {@code tls} is present: a peer must present a certificate the CA signed, and connections
-   * refused at the handshake are logged once per address and cause.
    */
   public static GrpcReplicaServer start(
       NodeId self,
@@ -83,10 +70,6 @@ public final class GrpcReplicaServer implements AutoCloseable {
         server.getPort(),
         tls.isPresent() ? " (mutual TLS)" : "");
     return new GrpcReplicaServer(server);
-  }
-
-  public int port() {
-    return server.getPort();
   }
 
   @Override

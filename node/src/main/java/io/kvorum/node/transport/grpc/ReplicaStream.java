@@ -12,19 +12,14 @@ import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,12 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * The caller's side of the replica stream to one peer: one long-lived Exchange call that every
  * replica read and write to the peer shares.
  *
- * <p><b>Batching without delay.</b> Requests from any thread go to a queue; the first one into an
- * idle queue schedules one drain on the event loop of the peer's channel, which sends everything
- * queued by then as one message (bounded by {@link ProtoMapping#BATCH_ENTRIES} and {@link
- * ProtoMapping#BATCH_BYTES}). While the stream's flow control says not ready (the previous batch is
- * still being written), requests wait and leave together once it is. No timer, no linger: a lone
- * request leaves on the next turn of the loop.
+ * <p><b>Batching without delay.</b> Requests from any thread leave in batches, as {@link
+ * ExchangeBatcher} sends them on the event loop of the peer's channel. While the stream's flow
+ * control says not ready (the previous batch is still being written), requests wait and leave
+ * together once it is.
  *
  * <p><b>Bounds and failures.</b> At most {@value #MAX_BACKLOG} requests wait unsent; beyond that a
  * request fails at once. Every request has its own deadline, sent or not. When the stream breaks,
@@ -55,15 +48,13 @@ final class ReplicaStream {
   private final EventLoop loop;
   private final ReplicaGrpc.ReplicaStub stub;
   private final Duration timeout;
-  private final Queue<Pending> submitted = new ConcurrentLinkedQueue<>();
+  private final ExchangeBatcher<Pending> batches;
   private final AtomicInteger unsentCount = new AtomicInteger();
-  private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final AtomicLong ids = new AtomicLong();
   private volatile boolean closed;
 
   // Owned by the event loop.
   private final Map<Long, Pending> open = new LinkedHashMap<>();
-  private final ArrayDeque<Pending> unsent = new ArrayDeque<>();
   private Call call;
   private ScheduledFuture<?> sweep;
 
@@ -72,6 +63,7 @@ final class ReplicaStream {
     this.loop = loop;
     this.stub = stub;
     this.timeout = timeout;
+    this.batches = new ExchangeBatcher<>(loop, new Requests());
   }
 
   /** Sends one request; its answer, or a failure, comes within the deadline. */
@@ -86,11 +78,7 @@ final class ReplicaStream {
       unsentCount.decrementAndGet();
       pending.fail(unavailable("its stream is backed up", null));
     } else {
-      submitted.add(pending);
-      if (drainScheduled.compareAndSet(false, true)) {
-        // Always a task, even on the loop: what else is queued during this turn joins the batch.
-        schedule(this::drain);
-      }
+      batches.add(pending);
     }
     return pending.result;
   }
@@ -98,7 +86,7 @@ final class ReplicaStream {
   /** Fails every request not answered yet and ends the stream. */
   void close() {
     closed = true;
-    schedule(
+    batches.execute(
         () -> {
           Call ended = call;
           if (ended != null) {
@@ -108,77 +96,72 @@ final class ReplicaStream {
           if (sweep != null) {
             sweep.cancel(false);
           }
-          drain();
+          // Requests still queued fail in the drain that their queuing scheduled.
         });
   }
 
-  private void onLoop(Runnable task) {
-    if (loop.inEventLoop()) {
-      task.run();
-    } else {
-      schedule(task);
-    }
-  }
-
-  private void schedule(Runnable task) {
-    try {
-      loop.execute(task);
-    } catch (RejectedExecutionException e) {
-      // The loop has stopped: so has the transport; nothing will answer what is queued.
-      closed = true;
-      for (Pending p = submitted.poll(); p != null; p = submitted.poll()) {
-        p.fail(unavailable("the transport is closed", null));
-      }
-    }
-  }
-
-  private void drain() {
-    // Cleared before taking, so a request queued after this point schedules another drain.
-    drainScheduled.set(false);
-    for (Pending p = submitted.poll(); p != null; p = submitted.poll()) {
+  /** How requests leave: each registered for its answer and deadline once off the queue. */
+  private final class Requests implements ExchangeBatcher.Side<Pending> {
+    @Override
+    public boolean take(Pending p) {
       if (closed) {
         unsentCount.decrementAndGet();
         p.fail(unavailable("the transport is closed", null));
-      } else {
-        open.put(p.request.getRequestId(), p);
-        unsent.add(p);
+        return false;
       }
+      open.put(p.request.getRequestId(), p);
+      return true;
     }
-    if (unsent.isEmpty()) {
-      return;
-    }
-    armSweep();
-    if (call == null) {
-      call = new Call();
-      call.start();
-    }
-    if (call != null) {
-      call.flush();
-    }
-  }
 
-  /** The next batch from the unsent requests; requests already past their deadline are skipped. */
-  private ReplicaRequestBatch nextBatch() {
-    ReplicaRequestBatch.Builder batch = ReplicaRequestBatch.newBuilder();
-    long bytes = 0;
-    for (Pending p = unsent.peek(); p != null; p = unsent.peek()) {
-      if (p.result.isDone()) {
-        unsent.poll();
-        unsentCount.decrementAndGet();
-        continue;
+    @Override
+    public void drained() {
+      if (!batches.hasUnsent()) {
+        return;
       }
-      int size = p.request.getSerializedSize();
-      int count = batch.getRequestsCount();
-      if (count > 0
-          && (count == ProtoMapping.BATCH_ENTRIES || bytes + size > ProtoMapping.BATCH_BYTES)) {
-        break;
+      armSweep();
+      if (call == null) {
+        call = new Call();
+        call.start();
       }
-      unsent.poll();
-      unsentCount.decrementAndGet();
-      batch.addRequests(p.request);
-      bytes += size;
+      batches.flush();
     }
-    return batch.build();
+
+    /** A request already past its deadline is not sent. */
+    @Override
+    public boolean drop(Pending p) {
+      if (p.result.isDone()) {
+        unsentCount.decrementAndGet();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public int size(Pending p) {
+      return p.request.getSerializedSize();
+    }
+
+    @Override
+    public boolean ready() {
+      return call != null && call.out.isReady();
+    }
+
+    @Override
+    public void send(List<Pending> batch) {
+      unsentCount.addAndGet(-batch.size());
+      ReplicaRequestBatch.Builder message = ReplicaRequestBatch.newBuilder();
+      for (int i = 0; i < batch.size(); i++) {
+        message.addRequests(batch.get(i).request);
+      }
+      call.out.onNext(message.build());
+    }
+
+    /** Nothing will answer what is queued. */
+    @Override
+    public void stopped(List<Pending> queued) {
+      closed = true;
+      queued.forEach(p -> p.fail(unavailable("the transport is closed", null)));
+    }
   }
 
   private void answered(ReplicaResponseBatch batch) {
@@ -202,8 +185,7 @@ final class ReplicaStream {
     call = null;
     List<Pending> failed = new ArrayList<>(open.values());
     open.clear();
-    unsentCount.addAndGet(-unsent.size());
-    unsent.clear();
+    unsentCount.addAndGet(-batches.clearUnsent());
     failed.forEach(p -> p.fail(error));
   }
 
@@ -265,16 +247,13 @@ final class ReplicaStream {
     @Override
     public void beforeStart(ClientCallStreamObserver<ReplicaRequestBatch> out) {
       this.out = out;
-      out.setOnReadyHandler(() -> onLoop(this::flush));
+      out.setOnReadyHandler(() -> batches.onLoop(this::flush));
     }
 
     /** Sends batches while the stream can take them; the rest waits for the next ready. */
     void flush() {
-      while (call == this && !unsent.isEmpty() && out.isReady()) {
-        ReplicaRequestBatch batch = nextBatch();
-        if (batch.getRequestsCount() > 0) {
-          out.onNext(batch);
-        }
+      if (call == this) {
+        batches.flush();
       }
     }
 
@@ -284,7 +263,7 @@ final class ReplicaStream {
 
     @Override
     public void onNext(ReplicaResponseBatch batch) {
-      onLoop(
+      batches.onLoop(
           () -> {
             if (call == this) {
               answered(batch);
@@ -299,12 +278,12 @@ final class ReplicaStream {
           "its stream failed: "
               + status.getCode()
               + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
-      onLoop(() -> broke(this, unavailable(reason, error)));
+      batches.onLoop(() -> broke(this, unavailable(reason, error)));
     }
 
     @Override
     public void onCompleted() {
-      onLoop(() -> broke(this, unavailable("it closed the stream", null)));
+      batches.onLoop(() -> broke(this, unavailable("it closed the stream", null)));
     }
   }
 }

@@ -19,18 +19,14 @@ import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One peer's replica stream, served. The writes of a received batch go to storage together ({@link
  * ReplicaService#writeAll}, one storage batch); reads go one by one. Every request gets its own
- * response, and responses leave in batches: the first answer into an idle queue schedules one drain
- * on the stream's event loop, which sends everything answered by then as one message (bounded like
- * a request batch).
+ * response, and responses leave in batches, as {@link ExchangeBatcher} sends them on the stream's
+ * event loop: all that are answered, whether or not the stream is ready, since the flow control
+ * below bounds them.
  *
  * <p>Flow control: the next batch is read only while fewer than {@value #WINDOW} requests minus a
  * batch are being served and the caller reads its responses, so at most {@value #WINDOW} requests
@@ -44,9 +40,7 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
 
   private final ReplicaService service;
   private final ServerCallStreamObserver<ReplicaResponseBatch> out;
-  private final EventLoop loop;
-  private final Queue<ReplicaResponse> answers = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final ExchangeBatcher<ReplicaResponse> batches;
 
   // Owned by the event loop.
   private int inFlight;
@@ -61,26 +55,26 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
       ReplicaService service, ServerCallStreamObserver<ReplicaResponseBatch> out, EventLoop loop) {
     this.service = service;
     this.out = out;
-    this.loop = loop;
+    this.batches = new ExchangeBatcher<>(loop, new Answers());
     out.disableAutoRequest();
-    out.setOnCancelHandler(() -> onLoop(() -> closed = true));
-    out.setOnReadyHandler(() -> onLoop(this::readMore));
-    onLoop(this::readMore);
+    out.setOnCancelHandler(() -> batches.onLoop(() -> closed = true));
+    out.setOnReadyHandler(() -> batches.onLoop(this::readMore));
+    batches.onLoop(this::readMore);
   }
 
   @Override
   public void onNext(ReplicaRequestBatch batch) {
-    onLoop(() -> received(batch));
+    batches.onLoop(() -> received(batch));
   }
 
   @Override
   public void onError(Throwable error) {
-    onLoop(() -> closed = true);
+    batches.onLoop(() -> closed = true);
   }
 
   @Override
   public void onCompleted() {
-    onLoop(
+    batches.onLoop(
         () -> {
           halfClosed = true;
           finishIfDone();
@@ -166,42 +160,36 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
 
   /** Queues an answer; from any thread. */
   private void answer(ReplicaResponse response) {
-    answers.add(response);
-    if (drainScheduled.compareAndSet(false, true)) {
-      // Always a task, even on the loop: answers completing meanwhile leave in the same batch.
-      schedule(this::drain);
-    }
+    batches.add(response);
   }
 
-  private void drain() {
-    // Cleared before taking, so an answer queued after this point schedules another drain.
-    drainScheduled.set(false);
-    while (!answers.isEmpty()) {
-      ReplicaResponseBatch batch = nextBatch();
-      inFlight -= batch.getResponsesCount();
+  /** How answers leave: all at once, each counted out of the requests in flight. */
+  private final class Answers implements ExchangeBatcher.Side<ReplicaResponse> {
+    @Override
+    public void drained() {
+      batches.flush();
+      readMore();
+      finishIfDone();
+    }
+
+    @Override
+    public int size(ReplicaResponse response) {
+      return response.getSerializedSize();
+    }
+
+    /** Always: the window bounds the answers, so holding them back would only delay them. */
+    @Override
+    public boolean ready() {
+      return true;
+    }
+
+    @Override
+    public void send(List<ReplicaResponse> batch) {
+      inFlight -= batch.size();
       if (!closed) {
-        out.onNext(batch);
+        out.onNext(ReplicaResponseBatch.newBuilder().addAllResponses(batch).build());
       }
     }
-    readMore();
-    finishIfDone();
-  }
-
-  private ReplicaResponseBatch nextBatch() {
-    ReplicaResponseBatch.Builder batch = ReplicaResponseBatch.newBuilder();
-    long bytes = 0;
-    for (ReplicaResponse r = answers.peek(); r != null; r = answers.peek()) {
-      int size = r.getSerializedSize();
-      int count = batch.getResponsesCount();
-      if (count > 0
-          && (count == ProtoMapping.BATCH_ENTRIES || bytes + size > ProtoMapping.BATCH_BYTES)) {
-        break;
-      }
-      answers.poll();
-      batch.addResponses(r);
-      bytes += size;
-    }
-    return batch.build();
   }
 
   private void readMore() {
@@ -219,22 +207,6 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
     if (halfClosed && inFlight == 0 && !closed) {
       closed = true;
       out.onCompleted();
-    }
-  }
-
-  private void onLoop(Runnable task) {
-    if (loop.inEventLoop()) {
-      task.run();
-    } else {
-      schedule(task);
-    }
-  }
-
-  private void schedule(Runnable task) {
-    try {
-      loop.execute(task);
-    } catch (RejectedExecutionException e) {
-      // The loop has stopped with the server: the call is gone, nothing is left to answer.
     }
   }
 }

@@ -4,12 +4,14 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.netty.EventLoops;
+import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.TransportTestCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -55,11 +57,14 @@ final class GrpcTestCluster extends TransportTestCluster {
 
   @Override
   protected AutoCloseable serve(Node node, ReplicaService service) {
-    GrpcReplicaServer server =
-        GrpcReplicaServer.start(
-            node.id(), ports.getOrDefault(node.id(), 0), service, node.clock(), MAX_MESSAGE, LOOPS);
-    ports.put(node.id(), server.port());
-    return server;
+    return GrpcReplicaServer.start(
+        node.id(),
+        ports.computeIfAbsent(node.id(), id -> NodeProcess.freePort()),
+        service,
+        node.clock(),
+        MAX_MESSAGE,
+        LOOPS,
+        Optional.empty());
   }
 
   @Override
@@ -73,6 +78,7 @@ final class GrpcTestCluster extends TransportTestCluster {
         HELLO_TIMEOUT,
         MAX_MESSAGE,
         LOOPS,
-        true);
+        true,
+        Optional.empty());
   }
 }

@@ -15,6 +15,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.CapturedLog;
 import io.kvorum.node.testing.MemoryCeilingStore;
+import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.TestCertificates;
 import io.kvorum.node.tls.TlsEngine;
 import io.kvorum.node.tls.TlsMaterial;
@@ -228,17 +229,18 @@ class GrpcTlsTest {
             return CompletableFuture.completedFuture(null);
           }
         };
+    int port = NodeProcess.freePort();
     GrpcReplicaServer server =
         GrpcReplicaServer.start(
             SERVER,
-            0,
+            port,
             service,
             clock(),
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
             Optional.of(GrpcTls.of(material)));
     resources.add(server);
-    return server.port();
+    return port;
   }
 
   private GrpcPeerTransport connect(String host, int port, Optional<TlsMaterial> material) {

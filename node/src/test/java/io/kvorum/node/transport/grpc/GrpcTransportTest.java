@@ -56,7 +56,7 @@ class GrpcTransportTest {
   }
 
   @Test
-  void aServerStartedOnPortZeroReportsThePortItBound() {
+  void everyNodeServesOnAPortOfItsOwn() {
     cluster = GrpcTestCluster.start(2, Duration.ofSeconds(2), id -> null);
 
     assertThat(cluster.port(N1)).isPositive();
@@ -281,7 +281,8 @@ class GrpcTransportTest {
             TransportTestCluster.HELLO_TIMEOUT,
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
-            true);
+            true,
+            Optional.empty());
     extras.add(0, transport);
     return transport;
   }
