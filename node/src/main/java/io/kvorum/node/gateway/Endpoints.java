@@ -2,8 +2,6 @@ package io.kvorum.node.gateway;
 
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * Sends each request to its endpoints: the data endpoints ({@link DataEndpoints}) or those of
