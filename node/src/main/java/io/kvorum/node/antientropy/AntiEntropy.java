@@ -5,19 +5,13 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +67,8 @@ public final class AntiEntropy implements AutoCloseable {
   private final LongSupplier nowMillis;
   private final RepairRate rate;
   private final RepairMetrics metrics;
-  private final Map<NodeId, PeerRepair> status = new ConcurrentHashMap<>();
+  private final PeerRepairs repairs;
+  private final ExchangeAnswers answers;
   private final CompletableFuture<Void> built = new CompletableFuture<>();
   private boolean running;
   private boolean requested;
@@ -109,26 +104,8 @@ public final class AntiEntropy implements AutoCloseable {
     this.nowMillis = nowMillis;
     this.rate = new RepairRate(settings.bytesPerSecond(), timer);
     this.metrics = new RepairMetrics(registry);
-    for (NodeId peer : peers) {
-      status.put(peer, PeerRepair.NEVER);
-      Gauge.builder(
-              "kvorum.repair.peer.last.completed", () -> peer(peer).lastCompletedMillis() / 1e3)
-          .description("when the last successful exchange with the peer finished, Unix seconds")
-          .tag("peer", peer.value())
-          .baseUnit("seconds")
-          .register(registry);
-      Gauge.builder("kvorum.repair.peer.last.records.repaired", () -> peer(peer).recordsRepaired())
-          .description("records the last successful exchange with the peer moved")
-          .tag("peer", peer.value())
-          .register(registry);
-      FunctionCounter.builder(
-              "kvorum.repair.peer.records.repaired.total",
-              this,
-              repair -> repair.peer(peer).recordsRepairedTotal())
-          .description("records the exchanges with the peer moved since the node started")
-          .tag("peer", peer.value())
-          .register(registry);
-    }
+    this.repairs = new PeerRepairs(peers, registry);
+    this.answers = new ExchangeAnswers(storage, rate, metrics);
   }
 
   /** Builds the trees by one scan of storage, then starts the rounds; completes once built. */
@@ -150,7 +127,7 @@ public final class AntiEntropy implements AutoCloseable {
       previousFullRoundStart = -1;
     }
     for (NodeId peer : peers) {
-      status.putIfAbsent(peer, PeerRepair.NEVER);
+      repairs.track(peer);
     }
     log.info("membership changed: rebuilding the hash trees for peers {}", peers);
     build(next, new CompletableFuture<>());
@@ -324,46 +301,41 @@ public final class AntiEntropy implements AutoCloseable {
     return exchange
         .handle(
             (outcome, error) -> {
-              Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
-              metrics.exchange(peer.value(), error == null ? "ok" : "error", took);
+              recordExchange(peer, outcome, error, startedNanos);
               if (error != null) {
-                String reason = Failures.rootMessage(error);
-                log.debug("anti-entropy with {} failed: {}", peer, reason);
-                PeerRepair last = peer(peer);
-                status.put(
-                    peer,
-                    new PeerRepair(
-                        last.lastCompletedMillis(),
-                        last.recordsRepaired(),
-                        last.recordsRepairedTotal(),
-                        reason));
                 failed.add(peer);
-                return null;
               }
-              if (outcome.repaired() > 0) {
-                log.info(
-                    "anti-entropy with {}: {} of {} segments differed, {} records received, {} sent",
-                    peer,
-                    outcome.segmentsDiffering(),
-                    outcome.segmentsCompared(),
-                    outcome.received(),
-                    outcome.sent());
-              }
-              status.put(
-                  peer,
-                  new PeerRepair(
-                      nowMillis.getAsLong(),
-                      outcome.repaired(),
-                      peer(peer).recordsRepairedTotal() + outcome.repaired(),
-                      null));
               return null;
             })
         .thenCompose(ignored -> exchangeAll(which, index + 1, failed));
   }
 
+  /** Notes how the exchange with {@code peer} that started at {@code startedNanos} went. */
+  private void recordExchange(
+      NodeId peer, PeerExchange.Outcome outcome, Throwable error, long startedNanos) {
+    Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+    metrics.exchange(peer.value(), error == null ? "ok" : "error", took);
+    if (error != null) {
+      String reason = Failures.rootMessage(error);
+      log.debug("anti-entropy with {} failed: {}", peer, reason);
+      repairs.failed(peer, reason);
+      return;
+    }
+    if (outcome.repaired() > 0) {
+      log.info(
+          "anti-entropy with {}: {} of {} segments differed, {} records received, {} sent",
+          peer,
+          outcome.segmentsDiffering(),
+          outcome.segmentsCompared(),
+          outcome.received(),
+          outcome.sent());
+    }
+    repairs.completed(peer, nowMillis.getAsLong(), outcome.repaired());
+  }
+
   /** How the exchanges with {@code peer} went. */
   public PeerRepair peer(NodeId peer) {
-    return status.getOrDefault(peer, PeerRepair.NEVER);
+    return repairs.get(peer);
   }
 
   /**
@@ -386,12 +358,7 @@ public final class AntiEntropy implements AutoCloseable {
 
   /** The hashes of this node's tree shared with {@code peer}, as {@link HashTrees#hashes}. */
   public CompletableFuture<long[]> hashes(NodeId peer, int level, int[] positions) {
-    HashTrees trees = this.trees;
-    if (!trees.complete()) {
-      return CompletableFuture.failedFuture(
-          new UnavailableException("its hash trees are still being built"));
-    }
-    return CompletableFuture.completedFuture(trees.hashes(peer, level, positions));
+    return answers.hashes(trees, peer, level, positions);
   }
 
   /**
@@ -399,24 +366,7 @@ public final class AntiEntropy implements AutoCloseable {
    * repair rate.
    */
   public ScanCursor segments(NodeId peer, int[] segments) {
-    HashTrees trees = this.trees;
-    BitSet wanted = new BitSet(HashTrees.LEAVES);
-    for (int segment : segments) {
-      if (segment < 0 || segment >= HashTrees.LEAVES) {
-        throw new IllegalArgumentException("no segment " + segment);
-      }
-      wanted.set(segment);
-    }
-    if (!trees.nodes().contains(peer) || peer.equals(trees.self())) {
-      throw new IllegalArgumentException("no tree is shared with " + peer);
-    }
-    return new SegmentCursor(
-        storage.scan(EVERYTHING),
-        entry ->
-            wanted.get(HashTrees.segment(entry.key()))
-                && trees.shared(peer, entry.key(), entry.record()),
-        rate,
-        metrics);
+    return answers.segments(trees, peer, segments);
   }
 
   /** Whether the trees are built, so that rounds run and peers' exchanges are answered. */

@@ -6,7 +6,6 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.cluster.StreamFigures;
-import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -31,8 +30,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This node's part in membership (SPEC §8): it gossips its cluster state with every member each
  * interval (and answers their gossip), admits joining nodes, starts decommissions and removals one
- * at a time, drives the change it is responsible for ({@link ChangeDriver}), and sweeps the records
- * it no longer owns once a change is complete everywhere ({@link OwnershipSweep}).
+ * at a time ({@link ChangeRequests}), drives the change it is responsible for ({@link
+ * ChangeDriver}), and sweeps the records it no longer owns once a change is complete everywhere
+ * ({@link OwnershipSweep}).
  *
  * <p>Threads: gossip answers and proposals run on one "kvorum-membership-io" thread (they write the
  * state file); streaming and sweeps on one "kvorum-membership" worker, which may block.
@@ -61,6 +61,7 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   private final Streamer streamer;
   private final ChangeDriver driver;
   private final OwnershipSweep sweep;
+  private final ChangeRequests requests;
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private volatile boolean closed;
   // What changed() saw last: whether this node was a member, and whether it was decommissioning.
@@ -92,6 +93,7 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
     this.sweep =
         new OwnershipSweep(
             membership, files, storage, transport, settings.settleTime(), () -> closed);
+    this.requests = new ChangeRequests(membership, transport, io, wallMillis, this::gossipWithAll);
     membership.onChange(this::changed);
     changed(membership.state());
   }
@@ -265,16 +267,7 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
 
   /** Starts this node's decommission; it streams its records away and then leaves. */
   public ClusterState.Change decommission() {
-    if (membership.state().targets().size() < 2) {
-      throw new ClusterChangeException(
-          ClusterChangeException.Reason.LAST_MEMBER,
-          "the last member of the cluster cannot leave it",
-          Map.of("node", membership.self().value()));
-    }
-    return propose(
-        membership.self(),
-        ClusterState.Kind.DECOMMISSION,
-        s -> s.withLeaving(membership.self(), ClusterState.Kind.DECOMMISSION, now()));
+    return requests.decommission();
   }
 
   /**
@@ -285,95 +278,7 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
    * @return the removal started, or the join aborted (a change of kind JOIN)
    */
   public ClusterState.Change remove(NodeId node) {
-    ClusterState state = membership.state();
-    if (state.node(node).isEmpty()) {
-      throw new ClusterChangeException(
-          ClusterChangeException.Reason.UNKNOWN_NODE,
-          "no member '" + node + "'",
-          Map.of("node", node.value()));
-    }
-    if (node.equals(membership.self())) {
-      throw new InvalidRequestException(
-          "node", "a node cannot remove itself; use POST /v0/cluster/decommission on it");
-    }
-    if (transport.state(node).reachable()) {
-      throw new ClusterChangeException(
-          ClusterChangeException.Reason.NODE_IS_UP,
-          "node '" + node + "' is up: decommission it instead (remove is for dead nodes)",
-          Map.of("node", node.value()));
-    }
-    Optional<ClusterState.Change> join =
-        state.change().filter(c -> c.kind() == ClusterState.Kind.JOIN && c.node().equals(node));
-    if (join.isPresent()) {
-      return abort(join.get());
-    }
-    return propose(
-        node, ClusterState.Kind.REMOVE, s -> s.withLeaving(node, ClusterState.Kind.REMOVE, now()));
-  }
-
-  private ClusterState.Change abort(ClusterState.Change join) {
-    try {
-      ClusterState next =
-          CompletableFuture.supplyAsync(
-                  () ->
-                      membership.propose(
-                          s -> {
-                            if (s.change().equals(Optional.of(join))) {
-                              return s.joinAborted();
-                            }
-                            // The join completed meanwhile: the node is a member to remove.
-                            refuseIfChanging(s);
-                            return s.withLeaving(join.node(), ClusterState.Kind.REMOVE, now());
-                          }),
-                  io)
-              .join();
-      if (next.change().isPresent()) {
-        log.info("started remove of {} at epoch {}", join.node(), next.epoch());
-      } else {
-        log.warn(
-            "aborted the {} at epoch {}: the cluster keeps its members {}",
-            join,
-            next.epoch(),
-            next.ids());
-      }
-      gossipWithAll(next);
-      return next.change().orElse(join);
-    } catch (java.util.concurrent.CompletionException e) {
-      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
-    }
-  }
-
-  private ClusterState.Change propose(
-      NodeId node, ClusterState.Kind kind, java.util.function.UnaryOperator<ClusterState> next) {
-    try {
-      ClusterState proposed =
-          CompletableFuture.supplyAsync(
-                  () -> {
-                    refuseIfChanging(membership.state());
-                    return membership.propose(next);
-                  },
-                  io)
-              .join();
-      ClusterState.Change change = proposed.change().orElseThrow();
-      log.info("started {} of {} at epoch {}", kind.label(), node, change.epoch());
-      gossipWithAll(proposed);
-      return change;
-    } catch (java.util.concurrent.CompletionException e) {
-      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
-    }
-  }
-
-  private static void refuseIfChanging(ClusterState state) {
-    state
-        .change()
-        .ifPresent(
-            change -> {
-              Map<String, Object> details = new LinkedHashMap<>(change.describe());
-              throw new ClusterChangeException(
-                  ClusterChangeException.Reason.CHANGE_IN_PROGRESS,
-                  "a membership change is in progress: " + change,
-                  Map.of("change", details));
-            });
+    return requests.remove(node);
   }
 
   /**
@@ -396,10 +301,6 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
     Map<NodeId, StreamFigures> figures = new LinkedHashMap<>();
     streamer.progress().forEach((node, progress) -> figures.put(node, progress.figures()));
     return figures;
-  }
-
-  private long now() {
-    return wallMillis.getAsLong();
   }
 
   @Override

@@ -102,7 +102,7 @@ final class FormatMarker {
         }
       }
     } catch (RocksDBException e) {
-      throw RocksDbStorageEngine.failure("open " + directory, null, e);
+      throw RocksDbFailures.of("open " + directory, null, e);
     }
   }
 

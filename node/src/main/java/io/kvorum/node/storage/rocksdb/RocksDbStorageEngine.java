@@ -14,12 +14,8 @@ import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -29,16 +25,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.concurrent.locks.StampedLock;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
-import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -58,8 +50,6 @@ import org.rocksdb.WriteOptions;
 public final class RocksDbStorageEngine implements StorageEngine {
   private static final int GROUP_RECORDS = 512;
   private static final long GROUP_BYTES = 4L << 20;
-  private static final int PURGE_CHUNK = 64;
-  private static final byte[] NOTHING = new byte[0];
 
   static {
     RocksDB.loadLibrary();
@@ -70,7 +60,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final RocksDB db;
   private final List<ColumnFamilyHandle> handles;
   private final ColumnFamilyHandle records;
-  private final ColumnFamilyHandle deaths;
   private final RocksDbHintStore hints;
   private final ReadOptions pointReads = new ReadOptions();
 
@@ -78,13 +67,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final ReadOptions memoryReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
 
   private final WriteCombiner combiner;
-
-  /**
-   * Record writes hold the shared side while they write; a purge chunk, which reads records and
-   * then deletes those still dead, holds the exclusive side, so no write lands in between.
-   */
-  private final StampedLock purgeGate = new StampedLock();
-
+  private final Purger purger;
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<RocksDbCursor> cursors = ConcurrentHashMap.newKeySet();
   private final LongAdder batchesWritten = new LongAdder();
@@ -102,7 +85,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
-    this.deaths = handles.get(1);
+    this.purger = new Purger(db, records, handles.get(1), pointReads, options.writes);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.combiner =
         new WriteCombiner(executor, this::write, maxQueuedWrites, GROUP_RECORDS, GROUP_BYTES);
@@ -122,7 +105,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     try {
       options = new RocksDbOptions(settings);
     } catch (RocksDBException e) {
-      throw failure("open " + directory, null, e);
+      throw RocksDbFailures.of("open " + directory, null, e);
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db;
@@ -130,7 +113,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       db = RocksDB.open(options.db, directory.toString(), options.families, handles);
     } catch (RocksDBException e) {
       options.close();
-      throw failure("open " + directory, null, e);
+      throw RocksDbFailures.of("open " + directory, null, e);
     }
     try {
       if (unmarked) {
@@ -221,18 +204,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
             for (Write w : group) {
               for (EncodedRecord r : w.records) {
                 batch.merge(records, r.key().bytes(), r.bytes());
-                if (r.diesAtMillis() != Long.MAX_VALUE) {
-                  batch.put(deaths, deathKey(r.diesAtMillis(), r.key()), NOTHING);
-                }
+                purger.index(batch, r);
                 count++;
               }
             }
-            long stamp = purgeGate.readLock();
-            try {
-              db.write(options.writes, batch);
-            } finally {
-              purgeGate.unlockRead(stamp);
-            }
+            purger.write(batch);
           }
           batchesWritten.increment();
           recordsWritten.add(count);
@@ -249,84 +225,15 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return new RocksDbCursor(this, db, records, range);
   }
 
-  /**
-   * Under the exclusive side of the purge gate, as a purge: a write landing between the read and
-   * the delete would be deleted with the record.
-   */
+  /** Under the exclusive side of the purge gate, as a purge ({@link Purger}). */
   @Override
   public CompletableFuture<Boolean> drop(Key key, Version version) {
-    return submit(
-        "drop",
-        key,
-        () -> {
-          long stamp = purgeGate.writeLock();
-          try {
-            byte[] stored = db.get(records, pointReads, key.bytes());
-            if (stored == null || !RecordCodec.decode(stored).version().equals(version)) {
-              return false;
-            }
-            db.delete(records, options.writes, key.bytes());
-            return true;
-          } finally {
-            purgeGate.unlockWrite(stamp);
-          }
-        });
+    return submit("drop", key, () -> purger.drop(key, version));
   }
 
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
-    return submit("purge", null, () -> purgeDue(deadBeforeMillis, limit));
-  }
-
-  private PurgeResult purgeDue(long deadBeforeMillis, int limit) throws RocksDBException {
-    int examined = 0;
-    int removed = 0;
-    try (Slice upper = new Slice(deathKeyPrefix(deadBeforeMillis));
-        ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
-        RocksIterator it = db.newIterator(deaths, bounded)) {
-      it.seekToFirst();
-      while (it.isValid() && examined < limit) {
-        List<byte[]> chunk = new ArrayList<>(PURGE_CHUNK);
-        for (; it.isValid() && examined < limit && chunk.size() < PURGE_CHUNK; it.next()) {
-          chunk.add(it.key());
-          examined++;
-        }
-        removed += purgeChunk(chunk, deadBeforeMillis);
-      }
-      it.status();
-    }
-    return new PurgeResult(examined, removed);
-  }
-
-  /**
-   * Deletes the records of {@code deathKeys} that are still dead before the cut-off (a newer write
-   * may have replaced them) and the index entries themselves. Under the exclusive side of the purge
-   * gate: a write landing between the read and the delete would be deleted with the dead record.
-   */
-  private int purgeChunk(List<byte[]> deathKeys, long deadBeforeMillis) throws RocksDBException {
-    List<byte[]> keys = new ArrayList<>(deathKeys.size());
-    for (byte[] deathKey : deathKeys) {
-      keys.add(Arrays.copyOfRange(deathKey, Long.BYTES, deathKey.length));
-    }
-    Set<Key> removed = new HashSet<>();
-    long stamp = purgeGate.writeLock();
-    try (WriteBatch batch = new WriteBatch()) {
-      List<byte[]> stored =
-          db.multiGetAsList(pointReads, Collections.nCopies(keys.size(), records), keys);
-      for (int i = 0; i < keys.size(); i++) {
-        byte[] record = stored.get(i);
-        if (record != null
-            && RecordCodec.diesAtMillis(record) < deadBeforeMillis
-            && removed.add(Key.of(keys.get(i)))) {
-          batch.delete(records, keys.get(i));
-        }
-        batch.delete(deaths, deathKeys.get(i));
-      }
-      db.write(options.writes, batch);
-    } finally {
-      purgeGate.unlockWrite(stamp);
-    }
-    return removed.size();
+    return submit("purge", null, () -> purger.purge(deadBeforeMillis, limit));
   }
 
   /** The hints kept in this database, beside the records. */
@@ -373,7 +280,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
           batchesWritten.sum(),
           recordsWritten.sum());
     } catch (RocksDBException e) {
-      throw failure("stats", null, e);
+      throw RocksDbFailures.of("stats", null, e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -426,7 +333,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       }
       return call.call();
     } catch (RocksDBException e) {
-      throw failure(operation, key, e);
+      throw RocksDbFailures.of(operation, key, e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -448,26 +355,5 @@ public final class RocksDbStorageEngine implements StorageEngine {
     } finally {
       lifecycle.readLock().unlock();
     }
-  }
-
-  static StorageException failure(String operation, Key key, RocksDBException e) {
-    Status status = e.getStatus();
-    boolean noSpace =
-        (status != null && status.getSubCode() == Status.SubCode.NoSpace)
-            || String.valueOf(e.getMessage()).contains("No space left")
-            || String.valueOf(e.getMessage()).contains("Max allowed space");
-    return new StorageException(
-        noSpace ? StorageException.Kind.NO_SPACE : StorageException.Kind.FAILURE,
-        operation,
-        key,
-        e);
-  }
-
-  private static byte[] deathKeyPrefix(long atMillis) {
-    return ByteBuffer.allocate(Long.BYTES).putLong(atMillis).array();
-  }
-
-  private static byte[] deathKey(long atMillis, Key key) {
-    return ByteBuffer.allocate(Long.BYTES + key.size()).putLong(atMillis).put(key.bytes()).array();
   }
 }
