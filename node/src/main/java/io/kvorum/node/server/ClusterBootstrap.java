@@ -12,8 +12,7 @@ import java.util.Optional;
 
 /**
  * Connects a node to its cluster: the membership it starts with, the transport to its peers, and
- * the measurement of their clocks, which follows the membership and every peer that becomes
- * reachable.
+ * the offsets to their clocks, which follow the membership.
  */
 public final class ClusterBootstrap {
   private ClusterBootstrap() {}
@@ -25,9 +24,6 @@ public final class ClusterBootstrap {
       NodeSecurity security,
       Interconnect interconnect,
       NodeResources resources) {
-    NodeId self = config.nodeId();
-    Membership membership =
-        new Membership(self, storage.clusterState(), Optional.of(storage.membershipFiles()));
     PeerTransport transport =
         resources.closeOnStop(
             new ResilientPeerTransport(
@@ -40,6 +36,19 @@ public final class ClusterBootstrap {
                 ResilientPeerTransport.MAX_CALLS_IN_FLIGHT_PER_PEER,
                 ResilientPeerTransport.BREAKER_OPEN_FOR,
                 resources.registry()));
+    return over(config, storage, transport, resources);
+  }
+
+  /**
+   * The cluster as seen through {@code transport}, a transport the caller built (tests of one layer
+   * give their own): the membership this node starts with, and the offsets to its peers' clocks,
+   * which follow the membership.
+   */
+  public static NodeCluster over(
+      NodeConfig config, NodeStorage storage, PeerTransport transport, NodeResources resources) {
+    NodeId self = config.nodeId();
+    Membership membership =
+        new Membership(self, storage.clusterState(), Optional.of(storage.membershipFiles()));
     ClockOffsets offsets =
         new ClockOffsets(
             peers(self, membership.state()),
@@ -48,7 +57,6 @@ public final class ClusterBootstrap {
             System::nanoTime,
             config.maxClockOffset(),
             resources.registry());
-    transport.onPeerReachable(offsets::measure);
     membership.onChange(changed -> offsets.members(peers(self, changed)));
     return new NodeCluster(membership, transport, offsets);
   }

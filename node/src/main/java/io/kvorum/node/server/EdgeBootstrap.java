@@ -37,7 +37,7 @@ public final class EdgeBootstrap {
           interconnect.serve(
               config,
               storage.clock(),
-              replication.served(),
+              ReplicationBootstrap.served(config, storage, replication, replication.changes()),
               resources.grpcLoops(),
               security.tls()));
     } catch (UncheckedIOException e) {
@@ -58,26 +58,8 @@ public final class EdgeBootstrap {
       NodeReplication replication,
       NodeResources resources,
       BooleanSupplier ready) {
-    Replicas replicas = new Replicas(config.nodeId(), replication.storage(), cluster.transport());
-    Coordinator coordinator =
-        new Coordinator(
-            cluster.membership(),
-            replicas,
-            replication.handoff(),
-            storage.clock(),
-            cluster.offsets(),
-            config.requestTimeout(),
-            resources.requestTimeouts(),
-            resources.registry(),
-            config.membership().replicationFactor());
-    ClusterAdmin admin =
-        new ClusterAdmin(
-            cluster.membership(),
-            replicas,
-            replication.handoff(),
-            cluster.offsets(),
-            replication.antiEntropy(),
-            replication.changes());
+    Coordinator coordinator = coordinator(config, storage, cluster, replication, resources);
+    ClusterAdmin admin = admin(config, cluster, replication);
     NodeConfig.Http http = config.http();
     HttpGateway gateway =
         resources.closeOnStop(
@@ -107,6 +89,42 @@ public final class EdgeBootstrap {
       throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
     }
     return new NodeEdge(coordinator, admin, gateway, address);
+  }
+
+  /** The data operations of client requests, coordinated by this node. */
+  public static Coordinator coordinator(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeCluster cluster,
+      NodeReplication replication,
+      NodeResources resources) {
+    return new Coordinator(
+        cluster.membership(),
+        replicas(config, cluster, replication),
+        replication.handoff(),
+        storage.clock(),
+        cluster.offsets(),
+        config.requestTimeout(),
+        resources.requestTimeouts(),
+        resources.registry(),
+        config.membership().replicationFactor());
+  }
+
+  /** What operators ask of the cluster through this node. */
+  public static ClusterAdmin admin(
+      NodeConfig config, NodeCluster cluster, NodeReplication replication) {
+    return new ClusterAdmin(
+        cluster.membership(),
+        replicas(config, cluster, replication),
+        replication.handoff(),
+        cluster.offsets(),
+        replication.antiEntropy(),
+        replication.changes());
+  }
+
+  private static Replicas replicas(
+      NodeConfig config, NodeCluster cluster, NodeReplication replication) {
+    return new Replicas(config.nodeId(), replication.storage(), cluster.transport());
   }
 
   private static String bindFailure(UncheckedIOException e) {

@@ -115,6 +115,7 @@ public final class KvorumServer implements AutoCloseable {
     NodeStorage storage =
         StorageBootstrap.open(
             config, factory, wall != null ? wall : WallClock.fromSystemProperties(), resources);
+    resources.bindProcessMetrics(storage.dataDir());
     log.info("node {} hands work between threads so: {}", config.nodeId(), resources.threading());
     resources.startEventLoops();
     cluster = ClusterBootstrap.connect(config, storage, security, interconnect, resources);
@@ -127,10 +128,16 @@ public final class KvorumServer implements AutoCloseable {
     caughtUp = readiness(storage);
   }
 
-  /** Every loop the node runs by itself, all on its timer thread. */
+  /**
+   * Everything the node does by itself: what a peer's return triggers, and every periodic task (all
+   * on the timer thread).
+   */
   private void startBackgroundWork(HybridLogicalClock clock, NodeSecurity security) {
     HintedHandoff handoff = replication.handoff();
     ClockOffsets offsets = cluster.offsets();
+    // A peer that comes back gets the hints held for it, and its clock measured.
+    cluster.transport().onPeerReachable(handoff::welcome);
+    cluster.transport().onPeerReachable(offsets::measure);
     resources.every(
         "clock ceiling renewal", HybridLogicalClock.CEILING_RENEWAL, clock::refreshCeiling);
     security

@@ -5,7 +5,6 @@ import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
-import io.kvorum.node.transport.ReplicaService;
 
 /**
  * What keeps a node's replicas in step with its peers' ({@link ReplicationBootstrap}).
@@ -16,12 +15,10 @@ import io.kvorum.node.transport.ReplicaService;
  * @param antiEntropy the rounds that compare and repair the replicas this node shares
  * @param changes membership changes: gossip, joins, decommissions, removals and their streaming
  * @param sweeper the purge of dead records every replica holds
- * @param served what this node serves its peers
  */
 public record NodeReplication(
     StorageEngine storage,
     HintedHandoff handoff,
     AntiEntropy antiEntropy,
     MembershipService changes,
-    PurgeSweeper sweeper,
-    ReplicaService served) {}
+    PurgeSweeper sweeper) {}

@@ -45,7 +45,10 @@ public final class NodeResources implements AutoCloseable {
   private ExecutorService storageThreads;
   private ScheduledExecutorService timers;
 
-  NodeResources(NodeConfig config, Threading threading) {
+  /**
+   * Resources for a node of {@code config} handing work between threads as {@code threading} says.
+   */
+  public NodeResources(NodeConfig config, Threading threading) {
     this.config = config;
     this.threading = threading;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -148,11 +151,11 @@ public final class NodeResources implements AutoCloseable {
 
   /**
    * Where a request's timeout is kept, asked on the thread that starts the request: the event loop
-   * serving it (cheapest), or the timer thread.
+   * serving it (cheapest), or the timer thread (also when the node has no event loops).
    */
   public Supplier<ScheduledExecutorService> requestTimeouts() {
     ScheduledExecutorService timer = timers();
-    return threading.loopTimeouts()
+    return threading.loopTimeouts() && httpLoops != null
         ? () -> httpLoops.current().<ScheduledExecutorService>map(loop -> loop).orElse(timer)
         : () -> timer;
   }

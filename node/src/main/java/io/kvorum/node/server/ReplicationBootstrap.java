@@ -15,7 +15,7 @@ import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.storage.MemoryFirstStorageEngine;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
-import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.node.transport.ReplicaService;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -29,13 +29,12 @@ public final class ReplicationBootstrap {
   private ReplicationBootstrap() {}
 
   /**
-   * Builds the replication of a node whose storage and cluster are {@code storage}, {@code
-   * cluster}.
+   * Builds the replication of a node whose storage and cluster are {@code storage} and {@code
+   * cluster}, closed with {@code resources}.
    */
   public static NodeReplication build(
       NodeConfig config, NodeStorage storage, NodeCluster cluster, NodeResources resources) {
     Membership membership = cluster.membership();
-    PeerTransport transport = cluster.transport();
     HybridLogicalClock clock = storage.clock();
     ClusterState state = membership.state();
     HashTrees trees =
@@ -45,29 +44,17 @@ public final class ReplicationBootstrap {
         resources.threading().memoryFirstReads()
             ? new MemoryFirstStorageEngine(treeKeeper)
             : treeKeeper;
-    NodeConfig.Replication replication = config.replication();
-    HintedHandoff handoff =
-        new HintedHandoff(
-            storage.local().hints(),
-            transport,
-            clock::wallMillis,
-            new HintedHandoff.Settings(
-                replication.hintWindow(),
-                replication.maxHintsPerPeer(),
-                replication.catchUpTimeout()),
-            ClusterBootstrap.peers(config.nodeId(), state),
-            resources.registry());
-    transport.onPeerReachable(handoff::welcome);
+    HintedHandoff handoff = hintedHandoff(config, storage, cluster, resources);
     AntiEntropy antiEntropy =
         resources.closeOnStop(
             new AntiEntropy(
                 trees,
                 engine,
-                transport,
+                cluster.transport(),
                 new AntiEntropy.Settings(
                     config.repair().bytesPerSecond(),
                     config.repair().interval(),
-                    replication.hintWindow().plus(config.requestTimeout())),
+                    config.replication().hintWindow().plus(config.requestTimeout())),
                 resources.timers(),
                 // Now, not the last version issued: that stands still while nothing is written.
                 () -> Math.max(clock.current().physicalMillis(), clock.wallMillis()),
@@ -79,7 +66,7 @@ public final class ReplicationBootstrap {
                 membership,
                 storage.membershipFiles(),
                 engine,
-                transport,
+                cluster.transport(),
                 new MembershipService.Settings(
                     config.repair().bytesPerSecond(),
                     MembershipService.GOSSIP_INTERVAL,
@@ -93,10 +80,43 @@ public final class ReplicationBootstrap {
             clock::wallMillis,
             antiEntropy::purgeableBefore,
             resources.registry());
-    LocalReplicaService served =
-        new LocalReplicaService(
-            engine, handoff, clock, config.maxClockOffset(), antiEntropy, changes);
-    return new NodeReplication(engine, handoff, antiEntropy, changes, sweeper, served);
+    return new NodeReplication(engine, handoff, antiEntropy, changes, sweeper);
+  }
+
+  /**
+   * What the node serves its peers: its replicas, hints and anti-entropy, and {@code membership}
+   * (the node's {@link NodeReplication#changes()}; tests of the transport alone serve none).
+   */
+  public static ReplicaService served(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeReplication replication,
+      ReplicaService.Membership membership) {
+    return new LocalReplicaService(
+        replication.storage(),
+        replication.handoff(),
+        storage.clock(),
+        config.maxClockOffset(),
+        replication.antiEntropy(),
+        membership);
+  }
+
+  /** The hints this node keeps for its peers. */
+  private static HintedHandoff hintedHandoff(
+      NodeConfig config, NodeStorage storage, NodeCluster cluster, NodeResources resources) {
+    NodeConfig.Replication replication = config.replication();
+    HintedHandoff handoff =
+        new HintedHandoff(
+            storage.local().hints(),
+            cluster.transport(),
+            storage.clock()::wallMillis,
+            new HintedHandoff.Settings(
+                replication.hintWindow(),
+                replication.maxHintsPerPeer(),
+                replication.catchUpTimeout()),
+            ClusterBootstrap.peers(config.nodeId(), cluster.membership().state()),
+            resources.registry());
+    return handoff;
   }
 
   /**

@@ -41,7 +41,6 @@ public final class StorageBootstrap {
   public static NodeStorage open(
       NodeConfig config, StorageFactory factory, LongSupplier wall, NodeResources resources) {
     Path dataDir = prepareDataDir(config.dataDir());
-    resources.bindProcessMetrics(dataDir);
     MembershipStore files = new MembershipStore(dataDir);
     ClusterState state = initialClusterState(config, files);
     LocalStorage local = resources.closeOnStop(openStorage(config, factory, dataDir, resources));

@@ -2,7 +2,6 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
@@ -13,23 +12,22 @@ import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
-import io.kvorum.node.membership.Membership;
-import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.replication.Replicas;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
+import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.kvorum.node.testing.TestConfig;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +45,7 @@ class CoordinatorFailureReportTest {
   private static final Key KEY = Key.of("k".getBytes(StandardCharsets.UTF_8));
   private static final byte[] VALUE = {1};
 
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+  private final List<NodeParts> nodes = new ArrayList<>();
   private final FaultyStorageEngine local = new FaultyStorageEngine(new InMemoryStorageEngine());
   private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
   private final Coordinator coordinator = coordinator(Duration.ofMillis(300));
@@ -60,36 +58,23 @@ class CoordinatorFailureReportTest {
                 new Member(N1, "n1.test", 9090),
                 new Member(N2, "n2.test", 9090),
                 new Member(N3, "n3.test", 9090)));
-    SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore());
-    Membership membership = Membership.fixed(topology);
-    return new Coordinator(
-        membership,
-        new Replicas(N1, local, peers),
-        new HintedHandoff(
-            new InMemoryHintStore(),
-            peers,
-            System::currentTimeMillis,
-            new HintedHandoff.Settings(Duration.ofHours(3), 1_000),
-            List.of(N2, N3),
-            registry),
-        clock,
-        new ClockOffsets(
-            List.of(N2, N3),
-            peers.peerClocks(),
-            clock,
-            System::nanoTime,
-            Duration.ofMillis(500),
-            registry),
-        requestTimeout,
-        () -> timers,
-        registry,
-        3);
+    NodeParts node =
+        NodeParts.build(
+            TestConfig.in(Path.of("unused"))
+                .topology(topology)
+                .requestTimeout(requestTimeout)
+                .replicationFactor(3)
+                .build(),
+            new LocalStorage(local, new InMemoryHintStore()),
+            HybridLogicalClock.start(new MemoryCeilingStore()),
+            peers);
+    nodes.add(node);
+    return node.coordinator();
   }
 
   @AfterEach
   void stop() {
-    timers.shutdownNow();
+    nodes.forEach(NodeParts::close);
   }
 
   @Test

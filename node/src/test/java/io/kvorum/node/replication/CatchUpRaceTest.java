@@ -2,26 +2,24 @@ package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.antientropy.AntiEntropy;
-import io.kvorum.node.antientropy.HashTrees;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
 import io.kvorum.node.testing.LinkChaos;
 import io.kvorum.node.testing.MemoryCeilingStore;
+import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,9 +39,9 @@ import org.junit.jupiter.api.Timeout;
  * moment the returning node reports ready it must hold every hinted write, whichever of the hello,
  * the connection coming up or a timeout ran the deliveries.
  *
- * <p>The nodes here are what catch-up involves, wired as {@code KvorumServer} wires them (hinted
- * handoff, the replica service, the in-memory transport, catch-up), without HTTP or RocksDB, so
- * that a restart costs microseconds and hundreds of rounds run in seconds.
+ * <p>The nodes here are what catch-up involves, built by the server's bootstraps ({@link
+ * NodeParts}: hinted handoff, the replica service) on the in-memory transport and storage, without
+ * HTTP or RocksDB, so that a restart costs microseconds and hundreds of rounds run in seconds.
  */
 class CatchUpRaceTest {
   private static final int ROUNDS = 200;
@@ -58,14 +54,12 @@ class CatchUpRaceTest {
       List.of(new Member(RETURNING, "n1.test", 9090), new Member(COORDINATOR, "n2.test", 9090));
 
   private final InMemoryNetwork network = new InMemoryNetwork();
-  private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
   private final Random random = new Random(11);
   private final List<Incarnation> running = new ArrayList<>();
 
   @AfterEach
   void stop() {
     running.forEach(Incarnation::stop);
-    timers.shutdownNow();
   }
 
   @Test
@@ -84,14 +78,19 @@ class CatchUpRaceTest {
         back.caughtUp.join();
         missing =
             hinted.stream().filter(key -> returning.records.get(key).join().isEmpty()).count();
-        back.stop();
+        stop(back);
       }
       if (missing > 0) {
         failures.add("round " + round + ": " + missing + " of " + HINTS + " missing at ready");
       }
-      restartedCoordinator.stop();
+      stop(restartedCoordinator);
     }
     assertThat(failures).isEmpty();
+  }
+
+  private void stop(Incarnation incarnation) {
+    incarnation.stop();
+    running.remove(incarnation);
   }
 
   /** Hints as a coordinator keeps them for a replica that missed writes while it was down. */
@@ -123,66 +122,46 @@ class CatchUpRaceTest {
     }
   }
 
-  /** Anti-entropy that is never started: this test is about hints alone. */
-  private AntiEntropy repair(NodeConfig config, PeerTransport transport) {
-    List<NodeId> ids = config.topology().ids();
-    HashTrees trees = new HashTrees(config.nodeId(), ids, new RendezvousPlacement(ids));
-    return new AntiEntropy(
-        trees,
-        new InMemoryStorageEngine(),
-        transport,
-        new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofHours(1)),
-        timers,
-        System::currentTimeMillis,
-        new SimpleMeterRegistry());
-  }
-
-  /** One run of a node, wired as the server wires the pieces catch-up involves. */
+  /**
+   * One run of a node: its parts as the server's bootstraps build them on the node's "disk", served
+   * to the network, taking hints when its peer comes back, and catching up. Anti-entropy is never
+   * started: this test is about hints alone.
+   */
   private Incarnation start(Disk disk) {
     HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore(disk.ceiling));
     PeerTransport transport = network.connect(disk.config, clock);
-    NodeConfig.Replication replication = disk.config.replication();
-    HintedHandoff handoff =
-        new HintedHandoff(
-            disk.hints,
-            transport,
-            clock::wallMillis,
-            new HintedHandoff.Settings(
-                replication.hintWindow(),
-                replication.maxHintsPerPeer(),
-                replication.catchUpTimeout()),
-            disk.config.topology().peers().stream().map(Member::id).toList(),
-            new SimpleMeterRegistry());
+    NodeParts parts =
+        NodeParts.build(disk.config, new LocalStorage(disk.records, disk.hints), clock, transport);
+    HintedHandoff handoff = parts.replication().handoff();
     AutoCloseable served =
-        network.serve(
-            disk.config,
-            clock,
-            new LocalReplicaService(
-                disk.records,
-                handoff,
-                clock,
-                disk.config.maxClockOffset(),
-                repair(disk.config, transport),
-                ReplicaService.Membership.NONE));
+        network.serve(disk.config, clock, parts.served(ReplicaService.Membership.NONE));
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(
             transport,
             served,
+            parts,
             CatchUp.run(
-                disk.config.topology(), transport, replication.catchUpTimeout(), handoff::welcome));
+                disk.config.topology(),
+                transport,
+                disk.config.replication().catchUpTimeout(),
+                handoff::welcome));
     running.add(incarnation);
     return incarnation;
   }
 
   private record Incarnation(
-      PeerTransport transport, AutoCloseable served, CompletableFuture<Void> caughtUp) {
+      PeerTransport transport,
+      AutoCloseable served,
+      NodeParts parts,
+      CompletableFuture<Void> caughtUp) {
     void stop() {
       try {
         served.close();
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
+      parts.close();
       transport.close();
     }
   }

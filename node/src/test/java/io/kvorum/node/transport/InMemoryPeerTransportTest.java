@@ -1,5 +1,6 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.InMemoryNetwork;
 import java.time.Duration;
@@ -32,7 +33,12 @@ class InMemoryPeerTransportTest extends PeerTransportContract {
     }
 
     @Override
-    protected PeerTransport connect(Node node, List<Node> all, Duration callTimeout) {
+    protected List<Member> members(List<Node> all) {
+      return all.stream().map(n -> new Member(n.id(), n.id() + ".test", 9090)).toList();
+    }
+
+    @Override
+    protected PeerTransport connect(Node node, List<Member> members, Duration callTimeout) {
       return network.connect(node.id(), node.clock(), callTimeout, HELLO_TIMEOUT);
     }
   }

@@ -1,30 +1,30 @@
 package io.kvorum.node.transport;
 
 import io.kvorum.node.antientropy.AntiEntropy;
-import io.kvorum.node.antientropy.HashTrees;
-import io.kvorum.node.antientropy.TreeKeepingStorageEngine;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.RendezvousPlacement;
+import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.replication.LocalReplicaService;
+import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.kvorum.node.testing.NodeParts;
+import io.kvorum.node.testing.TestConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
  * Nodes {@code n1}…{@code nN} in this JVM joined by the transport under test: each with its own
- * in-memory storage, hints and clock, serving a {@link LocalReplicaService} that a test can replace
- * to inject faults, and a transport to the others. A node's served side can be stopped (its
- * connections break) and started again. Subclasses say how a node is served and connected.
+ * in-memory storage, hints and clock, and the parts the server's bootstraps build on them (hinted
+ * handoff, anti-entropy; {@link NodeParts}), serving what a node serves its peers but membership,
+ * which a test can replace to inject faults, and a transport to the others. A node's served side
+ * can be stopped (its connections break) and started again. Subclasses say how a node is served and
+ * connected.
  */
 public abstract class TransportTestCluster implements AutoCloseable {
   /** How long a hello may take in these clusters. */
@@ -46,9 +46,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
     private final HybridLogicalClock clock;
     private final ReplicaServices.Switchable service = new ReplicaServices.Switchable();
     private PeerTransport transport;
-    private HintedHandoff handoff;
-    private HashTrees trees;
-    private AntiEntropy repair;
+    private NodeParts parts;
     private AutoCloseable served;
 
     private Node(NodeId id, LongSupplier wall) {
@@ -90,21 +88,15 @@ public abstract class TransportTestCluster implements AutoCloseable {
 
     /**
      * This node's own storage and hints, as it serves them to its peers, with its side of
-     * anti-entropy (writes served keep its hash trees up to date).
+     * anti-entropy (writes served keep its hash trees up to date), and no membership.
      */
     public ReplicaService normalService() {
-      return new LocalReplicaService(
-          new TreeKeepingStorageEngine(storage, trees),
-          handoff,
-          clock,
-          MAX_CLOCK_OFFSET,
-          repair,
-          ReplicaService.Membership.NONE);
+      return parts.served(ReplicaService.Membership.NONE);
     }
 
     /** This node's anti-entropy (its trees are built; its rounds are an hour apart). */
     public AntiEntropy repair() {
-      return repair;
+      return parts.replication().antiEntropy();
     }
   }
 
@@ -114,8 +106,11 @@ public abstract class TransportTestCluster implements AutoCloseable {
    */
   protected abstract AutoCloseable serve(Node node, ReplicaService service);
 
-  /** {@code node}'s transport to every other node of {@code all}. */
-  protected abstract PeerTransport connect(Node node, List<Node> all, Duration callTimeout);
+  /** The address of every node of {@code all}, once each is served. */
+  protected abstract List<Member> members(List<Node> all);
+
+  /** {@code node}'s transport to every other node of {@code members}. */
+  protected abstract PeerTransport connect(Node node, List<Member> members, Duration callTimeout);
 
   /**
    * Starts {@code size} nodes.
@@ -132,28 +127,21 @@ public abstract class TransportTestCluster implements AutoCloseable {
         nodes.add(node);
         start(id);
       }
+      List<Member> members = members(List.copyOf(nodes));
       for (Node node : nodes) {
-        node.transport = connect(node, List.copyOf(nodes), callTimeout);
-        node.handoff =
-            new HintedHandoff(
-                node.hints,
-                node.transport,
-                node.clock::wallMillis,
-                new HintedHandoff.Settings(Duration.ofHours(3), 100_000),
-                nodes.stream().map(Node::id).filter(id -> !id.equals(node.id)).toList(),
-                new SimpleMeterRegistry());
-        List<NodeId> ids = nodes.stream().map(Node::id).toList();
-        node.trees = new HashTrees(node.id, ids, new RendezvousPlacement(ids));
-        node.repair =
-            new AntiEntropy(
-                node.trees,
-                new TreeKeepingStorageEngine(node.storage, node.trees),
-                node.transport,
-                new AntiEntropy.Settings(8 << 20, Duration.ofHours(1), Duration.ofMinutes(1)),
-                REPAIR_TIMER,
-                node.clock::wallMillis,
-                new SimpleMeterRegistry());
-        node.repair.start().join();
+        node.transport = connect(node, members, callTimeout);
+        node.parts =
+            NodeParts.build(
+                TestConfig.in(Path.of("unused"))
+                    .topology(new Topology(node.id, members))
+                    .requestTimeout(callTimeout)
+                    .catchUpTimeout(HELLO_TIMEOUT)
+                    .maxClockOffset(MAX_CLOCK_OFFSET)
+                    .build(),
+                new LocalStorage(node.storage, node.hints),
+                node.clock,
+                node.transport);
+        node.repair().start().join();
         node.serveNormally();
       }
     } catch (RuntimeException e) {
@@ -161,14 +149,6 @@ public abstract class TransportTestCluster implements AutoCloseable {
       throw e;
     }
   }
-
-  private static final ScheduledExecutorService REPAIR_TIMER =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "transport-test-repair");
-            t.setDaemon(true);
-            return t;
-          });
 
   public Node node(NodeId id) {
     return nodes.stream().filter(n -> n.id.equals(id)).findFirst().orElseThrow();
@@ -193,7 +173,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
   public void close() {
     // Clients first: a server waits for the streams still open to it before it stops.
     nodes.stream().filter(n -> n.transport != null).forEach(n -> n.transport.close());
-    nodes.stream().filter(n -> n.repair != null).forEach(n -> n.repair.close());
+    nodes.stream().filter(n -> n.parts != null).forEach(n -> n.parts.close());
     nodes.forEach(n -> stop(n.id));
     nodes.forEach(n -> n.storage.close());
   }

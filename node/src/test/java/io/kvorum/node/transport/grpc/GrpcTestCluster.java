@@ -68,9 +68,12 @@ final class GrpcTestCluster extends TransportTestCluster {
   }
 
   @Override
-  protected PeerTransport connect(Node node, List<Node> all, Duration callTimeout) {
-    List<Member> members =
-        all.stream().map(n -> new Member(n.id(), "127.0.0.1", port(n.id()))).toList();
+  protected List<Member> members(List<Node> all) {
+    return all.stream().map(n -> new Member(n.id(), "127.0.0.1", port(n.id()))).toList();
+  }
+
+  @Override
+  protected PeerTransport connect(Node node, List<Member> members, Duration callTimeout) {
     return new GrpcPeerTransport(
         new Topology(node.id(), members),
         node.clock(),
