@@ -134,7 +134,7 @@ The node's --shutdown-grace in seconds (10 when left to the node's default).
 
 {{/*
 What a graceful stop can take, before closing: the preStop delay, the drain of requests in flight
-(shutdownGrace) and hint delivery (shutdownGrace, at most 10 s; NodeBootstrap).
+(shutdownGrace) and hint delivery (shutdownGrace, at most 10 s; KvorumServer.shutdown).
 */}}
 {{- define "kvorum.stopSeconds" -}}
 {{- $grace := include "kvorum.shutdownGraceSeconds" . | int64 }}
@@ -142,7 +142,7 @@ What a graceful stop can take, before closing: the preStop delay, the drain of r
 {{- end }}
 
 {{/*
-The longest the node's closing can take after hint delivery (NodeBootstrap.closeResources): the
+The longest the node's closing can take after hint delivery (NodeResources.close): the
 HTTP event loops 6 s, the gRPC server 2 s, 2 s per peer channel, the timer and storage executors
 5 s each, and a margin for RocksDB's close: 26 s + 2 s per peer, 30 s for three nodes.
 */}}
