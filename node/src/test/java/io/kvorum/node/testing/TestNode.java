@@ -20,6 +20,7 @@ public final class TestNode implements AutoCloseable {
   private final NodeBootstrap.StorageFactory storage;
   private LocalStorage opened;
   private final NodeBootstrap.Interconnect network;
+  private final Threading threading;
   private final LongSupplier wall;
   private NodeBootstrap node;
   private KvorumClient client;
@@ -28,10 +29,12 @@ public final class TestNode implements AutoCloseable {
       NodeConfig config,
       NodeBootstrap.StorageFactory storage,
       NodeBootstrap.Interconnect network,
+      Threading threading,
       LongSupplier wall) {
     this.config = config;
     this.storage = storage;
     this.network = network;
+    this.threading = threading;
     this.wall = wall;
   }
 
@@ -57,7 +60,7 @@ public final class TestNode implements AutoCloseable {
       NodeBootstrap.StorageFactory storage,
       NodeBootstrap.Interconnect network,
       LongSupplier wall) {
-    TestNode node = new TestNode(config, storage, network, wall);
+    TestNode node = new TestNode(config, storage, network, Threading.fromSystemProperties(), wall);
     node.boot();
     return node;
   }
@@ -71,7 +74,17 @@ public final class TestNode implements AutoCloseable {
       NodeBootstrap.StorageFactory storage,
       NodeBootstrap.Interconnect network,
       LongSupplier wall) {
-    TestNode node = new TestNode(config, storage, network, wall);
+    return launch(config, storage, network, Threading.fromSystemProperties(), wall);
+  }
+
+  /** Launches a node as above whose threads hand work on as {@code threading} says. */
+  public static TestNode launch(
+      NodeConfig config,
+      NodeBootstrap.StorageFactory storage,
+      NodeBootstrap.Interconnect network,
+      Threading threading,
+      LongSupplier wall) {
+    TestNode node = new TestNode(config, storage, network, threading, wall);
     node.launch();
     return node;
   }
@@ -87,12 +100,17 @@ public final class TestNode implements AutoCloseable {
             config,
             (dir, settings, executor) -> opened = storage.open(dir, settings, executor),
             network,
-            Threading.fromSystemProperties(),
+            threading,
             wall);
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
     // A decommissioned node stops once it has left, as the process does.
     NodeBootstrap started = node;
     started.left().thenRunAsync(started::shutdown);
+  }
+
+  /** Waits until the node reports ready (bounded by its catch-up timeout). */
+  public void awaitReady() {
+    node.awaitReady();
   }
 
   /** Completes once the node reports ready. */
