@@ -161,6 +161,10 @@ public final class FaultyInterconnect implements NodeBootstrap.Interconnect, Lin
     return links.isCut(from, to);
   }
 
+  boolean faulted(NodeId a, NodeId b) {
+    return links.faulted(a, b);
+  }
+
   /** The node of this cluster serving on {@code port}, for a join that names only an address. */
   Optional<NodeId> servingOn(int port) {
     return serving.entrySet().stream()

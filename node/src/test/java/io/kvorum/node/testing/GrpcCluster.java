@@ -24,7 +24,7 @@ import java.util.stream.IntStream;
  * ({@link FaultyInterconnect}); a stopped node really closes its port.
  */
 public final class GrpcCluster implements TestCluster {
-  /** How long a started node waits at most for its connections to be up. */
+  /** How long starting a node waits at most for its connections to be up. */
   private static final Duration CONNECTING = Duration.ofSeconds(5);
 
   private final FaultyInterconnect interconnect =

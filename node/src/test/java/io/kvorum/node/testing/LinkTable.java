@@ -31,6 +31,11 @@ final class LinkTable {
     return cut.contains(new Link(from, to));
   }
 
+  /** Whether either direction between {@code a} and {@code b} is cut or slowed. */
+  boolean faulted(NodeId a, NodeId b) {
+    return isCut(a, b) || isCut(b, a) || !delayOf(a, b).isZero() || !delayOf(b, a).isZero();
+  }
+
   Duration delayOf(NodeId from, NodeId to) {
     return delays.getOrDefault(new Link(from, to), Duration.ZERO);
   }
