@@ -739,7 +739,11 @@ public final class NodeBootstrap implements AutoCloseable {
   private void bindProcessMetrics(Path dataDir) {
     new DiskSpaceMetrics(dataDir.toAbsolutePath().toFile()).bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
-    new JvmGcMetrics().bindTo(registry);
+    // It listens to the JVM's collectors until closed, and so keeps the registry (and through its
+    // gauges the node) alive after the node stopped: one node's worth per start in a test JVM.
+    JvmGcMetrics gcMetrics = new JvmGcMetrics();
+    gcMetrics.bindTo(registry);
+    resources.push(gcMetrics);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
