@@ -179,10 +179,9 @@ public final class ResilientPeerTransport implements PeerTransport {
 
   @Override
   public void peerAnnounced(NodeId peer) {
-    CircuitBreaker breaker = breaker(peer);
-    if (breaker.getState() != CircuitBreaker.State.CLOSED) {
-      breaker.transitionToClosedState();
-    }
+    // A closed breaker forgets too: failures from before the peer came back (three of the five
+    // calls it needs) would open it at the peer's first two answers.
+    breaker(peer).reset();
     delegate.peerAnnounced(peer);
   }
 

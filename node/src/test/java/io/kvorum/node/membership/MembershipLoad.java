@@ -8,7 +8,7 @@ import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,7 +27,7 @@ import java.util.function.IntSupplier;
  * applied). Nothing acknowledged may be lost.
  */
 final class MembershipLoad implements AutoCloseable {
-  private final LocalCluster cluster;
+  private final TestCluster cluster;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final List<Thread> writers = new ArrayList<>();
   private final Map<String, Long> acknowledged = new ConcurrentHashMap<>();
@@ -38,7 +38,7 @@ final class MembershipLoad implements AutoCloseable {
   /**
    * @param coordinators which node each write goes to (a live one)
    */
-  MembershipLoad(LocalCluster cluster, int threads, int keysPerThread, IntSupplier coordinators) {
+  MembershipLoad(TestCluster cluster, int threads, int keysPerThread, IntSupplier coordinators) {
     this.cluster = cluster;
     for (int t = 0; t < threads; t++) {
       int thread = t;
@@ -106,7 +106,7 @@ final class MembershipLoad implements AutoCloseable {
   }
 
   /** The keys not stored on exactly their replicas among {@code members} (others are gone). */
-  static List<String> misplaced(LocalCluster cluster, Set<String> keys, List<NodeId> members) {
+  static List<String> misplaced(TestCluster cluster, Set<String> keys, List<NodeId> members) {
     RendezvousPlacement placement = new RendezvousPlacement(members);
     List<String> wrong = new ArrayList<>();
     for (String key : keys) {

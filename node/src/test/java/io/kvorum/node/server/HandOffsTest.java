@@ -39,7 +39,7 @@ class HandOffsTest {
       KvorumClient client = cluster.client(1);
       client.put(KEY, bytes("v"), ALL);
       cluster.clearStorageSubmitters();
-      double handOffs = replyHandOffs(cluster.node(1));
+      double handOffs = replyHandOffs(cluster.node(1).bootstrap());
 
       for (int i = 0; i < 20; i++) {
         assertThat(client.get(KEY, QUORUM)).hasValue(bytes("v"));
@@ -48,7 +48,7 @@ class HandOffsTest {
       assertThat(fromEventLoops(cluster.storageSubmitters()))
           .as("storage tasks handed over by an event loop during the GETs")
           .isEmpty();
-      assertThat(replyHandOffs(cluster.node(1)))
+      assertThat(replyHandOffs(cluster.node(1).bootstrap()))
           .as("answers handed to the connection's loop from another thread")
           .isEqualTo(handOffs);
     }

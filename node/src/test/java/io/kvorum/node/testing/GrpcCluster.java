@@ -1,79 +1,128 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 
 /**
- * Nodes {@code n1}…{@code nN} of a cluster in this JVM, as in production but for the process: real
- * gRPC between them over 127.0.0.1, each on its own RocksDB and its own event loops, handing work
- * between threads as {@link Threading} says. Every node's storage executor notes which thread
- * handed it each task, so a test can see which requests reached a storage thread and from where.
+ * The gRPC binding of {@link TestCluster}: nodes as in production but for the process, real gRPC
+ * between them over 127.0.0.1 (each node on free ports, its gRPC port kept across restarts), each
+ * on its own RocksDB and its own event loops. Links are cut and slowed in each node's transport
+ * ({@link FaultyInterconnect}); a stopped node really closes its port.
  */
-public final class GrpcCluster implements AutoCloseable {
-  private final List<KvorumServer> nodes = new ArrayList<>();
-  private final List<KvorumClient> clients = new ArrayList<>();
+public final class GrpcCluster implements TestCluster {
+  /** How long starting a node waits at most for its connections to be up. */
+  private static final Duration CONNECTING = Duration.ofSeconds(5);
+
+  private final FaultyInterconnect interconnect = new FaultyInterconnect(Interconnect.GRPC);
+  private final ClusterNodes nodes;
   private final Queue<String> storageSubmitters = new ConcurrentLinkedQueue<>();
 
-  private GrpcCluster(int size, Path root, Threading threading) {
-    List<Member> members = new ArrayList<>();
-    for (int i = 1; i <= size; i++) {
-      members.add(new Member(NodeId.of("n" + i), "127.0.0.1", NodeProcess.freePort()));
-    }
+  private GrpcCluster(
+      Path root, UnaryOperator<TestConfig> tweak, Threading threading, boolean noteSubmitters) {
+    StorageFactory rocksDb = StorageFactory.ROCKSDB;
     StorageFactory storage =
-        (directory, settings, executor) ->
-            StorageFactory.ROCKSDB.open(
-                directory, settings, new Noting(executor, storageSubmitters));
+        noteSubmitters
+            ? (directory, settings, executor) ->
+                rocksDb.open(directory, settings, new Noting(executor, storageSubmitters))
+            : rocksDb;
+    this.nodes = new ClusterNodes(root, tweak, interconnect, storage, threading);
+  }
+
+  /** Starts {@code size} nodes with the test defaults. */
+  public static GrpcCluster start(int size) {
+    return start(size, UnaryOperator.identity());
+  }
+
+  /** Starts {@code size} nodes, each configured through {@code tweak}. */
+  public static GrpcCluster start(int size, UnaryOperator<TestConfig> tweak) {
+    return start(size, tweak, id -> System::currentTimeMillis);
+  }
+
+  /** As {@link TestCluster.Factory#start(int, UnaryOperator, Function)}. */
+  public static GrpcCluster start(
+      int size, UnaryOperator<TestConfig> tweak, Function<NodeId, LongSupplier> walls) {
+    GrpcCluster cluster =
+        new GrpcCluster(
+            ClusterNodes.temporaryRoot(), tweak, Threading.fromSystemProperties(), false);
+    return cluster.started(size, walls);
+  }
+
+  /**
+   * Starts {@code size} nodes with data under {@code root}, handing work between threads as {@code
+   * threading} says; every node's storage executor notes which thread handed it each task ({@link
+   * #storageSubmitters}), so a test can see which requests reached a storage thread and from where.
+   */
+  public static GrpcCluster start(int size, Path root, Threading threading) {
+    return new GrpcCluster(root, UnaryOperator.identity(), threading, true)
+        .started(size, id -> System::currentTimeMillis);
+  }
+
+  private GrpcCluster started(int size, Function<NodeId, LongSupplier> walls) {
     try {
-      for (Member member : members) {
-        NodeId id = member.id();
-        nodes.add(
-            KvorumServer.builder(
-                    TestConfig.in(root.resolve(id.value()))
-                        .topology(new Topology(id, members))
-                        .build())
-                .storage(storage)
-                .threading(threading)
-                .start());
-      }
-      for (KvorumServer node : nodes) {
-        node.awaitReady();
-        clients.add(
-            KvorumClient.connect(
-                "127.0.0.1", node.httpAddress().getPort(), Duration.ofSeconds(10)));
-      }
+      nodes.start(IntStream.rangeClosed(1, size).mapToObj(GrpcCluster::member).toList(), walls);
     } catch (RuntimeException e) {
-      close();
+      interconnect.close();
       throw e;
     }
+    ids().forEach(id -> interconnect.awaitConnected(id, CONNECTING));
+    return this;
   }
 
-  /** Starts {@code size} nodes with data under {@code root}; returns once all are ready. */
-  public static GrpcCluster start(int size, Path root, Threading threading) {
-    return new GrpcCluster(size, root, threading);
+  private static Member member(int i) {
+    return new Member(NodeId.of("n" + i), "127.0.0.1", NodeProcess.freePort());
   }
 
-  /** Node {@code i}, counted from 1. */
-  public KvorumServer node(int i) {
-    return nodes.get(i - 1);
+  @Override
+  public int size() {
+    return nodes.size();
   }
 
-  /** A client of node {@code i}, counted from 1; it keeps its connection open between requests. */
-  public KvorumClient client(int i) {
-    return clients.get(i - 1);
+  @Override
+  public TestNode node(int i) {
+    return nodes.node(i);
+  }
+
+  /** Ready, and connected to the nodes serving and they to it (within a bound). */
+  @Override
+  public void startNode(int i) {
+    node(i).startAgain();
+    interconnect.awaitConnected(id(i), CONNECTING);
+  }
+
+  @Override
+  public int join(int via) {
+    return nodes.join(member(nodes.size() + 1), "127.0.0.1", node(via).config().grpcPort());
+  }
+
+  @Override
+  public boolean serving(int i) {
+    return interconnect.serving(id(i));
+  }
+
+  /** A new stream to a closed port: gRPC's status for a refused connection. */
+  @Override
+  public String refusedReason() {
+    return "its stream failed: UNAVAILABLE (io exception)";
+  }
+
+  @Override
+  public LinkFaults links() {
+    return interconnect;
   }
 
   /** The names of the threads that handed the nodes' storage a task, oldest first. */
@@ -87,8 +136,8 @@ public final class GrpcCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    clients.forEach(KvorumClient::close);
-    nodes.forEach(KvorumServer::shutdown);
+    nodes.close();
+    interconnect.close();
   }
 
   /** An executor that notes the thread handing it each task, then runs it as its delegate does. */

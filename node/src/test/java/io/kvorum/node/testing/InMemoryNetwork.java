@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -27,17 +26,13 @@ import java.util.concurrent.TimeUnit;
  * fail at their deadline, and a request may still arrive while its answer is lost); links can be
  * slowed. Every message carries its sender's clock, as on the wire.
  */
-public final class InMemoryNetwork implements Interconnect {
+public final class InMemoryNetwork implements Interconnect, LinkFaults {
   /** A node's served side. */
   record Endpoint(ReplicaService service, Clock clock) {}
 
-  /** A directed link. */
-  private record Link(NodeId from, NodeId to) {}
-
   private final Map<NodeId, Endpoint> endpoints = new ConcurrentHashMap<>();
   private final Map<String, NodeId> hosts = new ConcurrentHashMap<>();
-  private final Set<Link> cut = ConcurrentHashMap.newKeySet();
-  private final Map<Link, Duration> delays = new ConcurrentHashMap<>();
+  private final LinkTable links = new LinkTable();
   private final List<InMemoryPeerTransport> transports = new CopyOnWriteArrayList<>();
   private final ExecutorService wire =
       Executors.newCachedThreadPool(
@@ -115,27 +110,20 @@ public final class InMemoryNetwork implements Interconnect {
     };
   }
 
-  /** Cuts both directions between {@code a} and {@code b}. */
+  @Override
   public void partition(NodeId a, NodeId b) {
-    cut.add(new Link(a, b));
-    cut.add(new Link(b, a));
+    links.partition(a, b);
   }
 
-  /** Cuts {@code node} from every other node. */
-  public void isolate(NodeId node, List<NodeId> others) {
-    others.forEach(other -> partition(node, other));
-  }
-
-  /** Restores every link and removes every delay. */
+  @Override
   public void heal() {
-    cut.clear();
-    delays.clear();
+    links.clear();
     endpoints.keySet().forEach(this::announce);
   }
 
-  /** Messages from {@code from} to {@code to} take {@code delay} to arrive. */
+  @Override
   public void delay(NodeId from, NodeId to, Duration delay) {
-    delays.put(new Link(from, to), delay);
+    links.delay(from, to, delay);
   }
 
   /** The node serving under host name {@code host}, for a join that names only an address. */
@@ -148,7 +136,7 @@ public final class InMemoryNetwork implements Interconnect {
   }
 
   boolean isCut(NodeId from, NodeId to) {
-    return cut.contains(new Link(from, to));
+    return links.isCut(from, to);
   }
 
   /** Delivers a message from {@code from} to {@code to}: after the link's delay, unless cut. */
@@ -156,7 +144,7 @@ public final class InMemoryNetwork implements Interconnect {
     if (isCut(from, to)) {
       return;
     }
-    Duration delay = delays.getOrDefault(new Link(from, to), Duration.ZERO);
+    Duration delay = links.delayOf(from, to);
     if (delay.isZero()) {
       wire.execute(delivery);
     } else {

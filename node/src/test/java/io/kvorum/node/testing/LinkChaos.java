@@ -8,12 +8,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Slows both directions of a link of an {@link InMemoryNetwork} at random, anew every two
- * milliseconds, until closed: most messages pass at once, a fifth take a few milliseconds, a fifth
- * take {@code spike} (longer than a deadline, so the call fails though the message still arrives).
+ * Slows both directions of a link ({@link LinkFaults}) at random, anew every two milliseconds,
+ * until closed: most messages pass at once, a fifth take a few milliseconds, a fifth take {@code
+ * spike} (longer than a deadline, so the call fails though the message still arrives).
  */
 public final class LinkChaos implements AutoCloseable {
-  private final InMemoryNetwork network;
+  private final LinkFaults network;
   private final NodeId a;
   private final NodeId b;
   private final ScheduledExecutorService timer =
@@ -24,7 +24,7 @@ public final class LinkChaos implements AutoCloseable {
             return t;
           });
 
-  private LinkChaos(InMemoryNetwork network, NodeId a, NodeId b) {
+  private LinkChaos(LinkFaults network, NodeId a, NodeId b) {
     this.network = network;
     this.a = a;
     this.b = b;
@@ -33,8 +33,7 @@ public final class LinkChaos implements AutoCloseable {
   /**
    * Starts slowing the link between {@code a} and {@code b}, from dice seeded with {@code seed}.
    */
-  public static LinkChaos start(
-      InMemoryNetwork network, NodeId a, NodeId b, Duration spike, long seed) {
+  public static LinkChaos start(LinkFaults network, NodeId a, NodeId b, Duration spike, long seed) {
     LinkChaos chaos = new LinkChaos(network, a, b);
     Random dice = new Random(seed);
     chaos.timer.scheduleWithFixedDelay(

@@ -7,6 +7,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.KvorumServer;
 import io.kvorum.node.server.StorageFactory;
+import io.kvorum.node.server.Threading;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
@@ -21,15 +22,21 @@ public final class TestNode implements AutoCloseable {
   private final StorageFactory storage;
   private LocalStorage opened;
   private final Interconnect network;
+  private final Threading threading;
   private final LongSupplier wall;
   private KvorumServer node;
   private KvorumClient client;
 
   private TestNode(
-      NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
+      NodeConfig config,
+      StorageFactory storage,
+      Interconnect network,
+      Threading threading,
+      LongSupplier wall) {
     this.config = config;
     this.storage = storage;
     this.network = network;
+    this.threading = threading;
     this.wall = wall;
   }
 
@@ -51,7 +58,7 @@ public final class TestNode implements AutoCloseable {
   /** Starts a node as above whose wall clock (Unix milliseconds) is {@code wall}. */
   public static TestNode start(
       NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
-    TestNode node = new TestNode(config, storage, network, wall);
+    TestNode node = new TestNode(config, storage, network, Threading.fromSystemProperties(), wall);
     node.boot();
     return node;
   }
@@ -62,7 +69,17 @@ public final class TestNode implements AutoCloseable {
    */
   public static TestNode launch(
       NodeConfig config, StorageFactory storage, Interconnect network, LongSupplier wall) {
-    TestNode node = new TestNode(config, storage, network, wall);
+    return launch(config, storage, network, Threading.fromSystemProperties(), wall);
+  }
+
+  /** Launches a node as above whose threads hand work on as {@code threading} says. */
+  public static TestNode launch(
+      NodeConfig config,
+      StorageFactory storage,
+      Interconnect network,
+      Threading threading,
+      LongSupplier wall) {
+    TestNode node = new TestNode(config, storage, network, threading, wall);
     node.launch();
     return node;
   }
@@ -77,12 +94,18 @@ public final class TestNode implements AutoCloseable {
         KvorumServer.builder(config)
             .storage((dir, settings, executor) -> opened = storage.open(dir, settings, executor))
             .interconnect(network)
+            .threading(threading)
             .wallClock(wall)
             .start();
     client = KvorumClient.connect("127.0.0.1", port(), Duration.ofSeconds(30));
     // A decommissioned node stops once it has left, as the process does.
     KvorumServer started = node;
     started.left().thenRunAsync(started::shutdown);
+  }
+
+  /** Waits until the node reports ready (bounded by its catch-up timeout). */
+  public void awaitReady() {
+    node.awaitReady();
   }
 
   /** Completes once the node reports ready. */

@@ -202,6 +202,26 @@ class ResilientPeerTransportTest {
     assertThat(peers.calls()).hasSize(callsBefore + 1);
   }
 
+  /**
+   * Was: failures from before the peer came back stayed in a closed breaker's window, so a node
+   * that started before its peers opened its breaker to a peer at the peer's first answers.
+   */
+  @Test
+  void aPeerThatAnnouncesItselfIsNotHeldToTheFailuresOfItsAbsence() {
+    peers.answer(N2, Outcome.FAIL);
+    for (int i = 0; i < 3; i++) {
+      failure(transport.write(N2, KEY, RECORD));
+    }
+    assertThat(transport.state(N2).detail()).isEqualTo("circuit closed");
+    peers.answer(N2, Outcome.SUCCEED);
+
+    transport.peerAnnounced(N2);
+    await(transport.write(N2, KEY, RECORD));
+    await(transport.write(N2, KEY, RECORD));
+
+    assertThat(transport.state(N2)).isEqualTo(new PeerTransport.PeerState(true, "circuit closed"));
+  }
+
   @Test
   void aDelegateThatSaysThePeerIsDownIsBelieved() {
     peers.reachable(N2, false);

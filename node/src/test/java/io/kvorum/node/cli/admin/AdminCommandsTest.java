@@ -3,38 +3,28 @@ package io.kvorum.node.cli.admin;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import io.kvorum.api.Consistency;
-import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cli.KvorumNode;
-import io.kvorum.node.testing.LocalCluster;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpRequest;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code kvorum-node status} and {@code kvorum-node decommission} as an operator runs them: against
- * a fake node answering what SPEC §8 says (a change in progress, streaming, 202, 409), against a
- * node that is not there, and {@code status} against a real three-node cluster.
+ * a fake node answering what SPEC §8 says (a change in progress, streaming, 202, 409), and against
+ * a node that is not there; {@code status} against a real cluster is {@link
+ * AdminCommandsClusterScenarios}.
  */
 @Timeout(60)
 class AdminCommandsTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /** What a node answers /v0/cluster with while kvorum-3 joins (the contract of issue 13). */
   private static final String JOINING =
       """
@@ -242,92 +232,16 @@ class AdminCommandsTest {
     assertThat(run.err()).contains("--port");
   }
 
-  @Test
-  void statusOfARealClusterShowsEveryNodesRecordsAsItReportsThem() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
-      for (int i = 0; i < 30; i++) {
-        cluster
-            .client(1)
-            .put(("status/" + i).getBytes(UTF_8), "v".getBytes(UTF_8), Consistency.of(3, 3));
-      }
-      int port = cluster.node(1).address().getPort();
-      // Peers report their figures in their answers to the clock heartbeat (every second).
-      Awaitility.await("every node's records in n1's view")
-          .atMost(Duration.ofSeconds(10))
-          .untilAsserted(
-              () -> {
-                JsonNode view = clusterView(cluster.client(1));
-                for (JsonNode member : view.path("nodes")) {
-                  assertThat(member.path("records").asLong())
-                      .as("records of %s", member.path("id").asText())
-                      .isGreaterThanOrEqualTo(30);
-                  assertThat(member.has("diskUsedBytes")).isTrue();
-                }
-              });
-
-      Run run = run("status", "--host", "127.0.0.1", "--port", String.valueOf(port));
-
-      assertThat(run.exit()).isZero();
-      List<String> lines = run.out().lines().toList();
-      assertThat(lines.get(0)).startsWith("Cluster as n1 sees it (").contains("3 members, ready");
-      for (String id : List.of("n1", "n2", "n3")) {
-        assertThat(row(lines, id))
-            .matches("[* ] +" + id + " +up +" + id + "\\.test:9090 +[1-9][0-9]* +\\d.* B +0");
-      }
-    }
-  }
-
-  @Test
-  void statusAfterAJoinShowsTheNewNodeUpWithTheRecordsItReportsToTheOldOnes() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
-      for (int i = 0; i < 60; i++) {
-        cluster.client(1).put("joined/" + i, "v");
-      }
-      int joined = cluster.join(1);
-      assertThat(cluster.node(joined).ready()).succeedsWithin(Duration.ofSeconds(60));
-      String id = cluster.id(joined).value();
-      // Old nodes measure a member that joined by their heartbeat from then on.
-      Awaitility.await(id + "'s records in n2's view")
-          .atMost(Duration.ofSeconds(10))
-          .untilAsserted(
-              () -> {
-                JsonNode member = null;
-                for (JsonNode m : clusterView(cluster.client(2)).path("nodes")) {
-                  if (m.path("id").asText().equals(id)) {
-                    member = m;
-                  }
-                }
-                assertThat(member).as("%s in n2's view", id).isNotNull();
-                assertThat(member.path("state").asText()).isEqualTo("up");
-                assertThat(member.path("records").asLong()).isPositive();
-                assertThat(member.path("clockOffsetMillis").isNumber()).isTrue();
-              });
-
-      Run run =
-          run(
-              "status",
-              "--host",
-              "127.0.0.1",
-              "--port",
-              String.valueOf(cluster.node(2).address().getPort()));
-
-      assertThat(run.exit()).isZero();
-      List<String> lines = run.out().lines().toList();
-      assertThat(lines.get(0)).startsWith("Cluster as n2 sees it (epoch ").contains("4 members");
-      assertThat(row(lines, id)).matches(" +" + id + " +up +" + id + "\\.test:9090 +[1-9].*");
-    }
-  }
-
-  private static String row(List<String> lines, String id) {
+  static String row(List<String> lines, String id) {
     return lines.stream()
         .filter(l -> l.matches("[* ] +" + id + " .*"))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no row for " + id + " in " + lines));
   }
 
-  private record Run(int exit, String out, String err) {}
+  record Run(int exit, String out, String err) {}
 
-  private static Run run(String... args) {
+  static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     var cli = KvorumNode.commandLine();
@@ -360,13 +274,5 @@ class AdminCommandsTest {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
-  }
-
-  private static JsonNode clusterView(KvorumClient client) throws IOException {
-    byte[] body =
-        client
-            .send(HttpRequest.newBuilder(URI.create(client.baseUri() + "/v0/cluster")).GET())
-            .body();
-    return JSON.readTree(body);
   }
 }

@@ -4,15 +4,18 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.Consistency;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code --replication-factor} (SPEC §1, §2): the default {@code from} is min(RF, N), so a larger
  * cluster keeps RF copies of a key, and a request may still ask for more, up to N.
  */
-class ReplicationFactorTest {
-  private static int copies(LocalCluster cluster, String key) {
+abstract class ReplicationFactorScenarios {
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
+  private static int copies(TestCluster cluster, String key) {
     int copies = 0;
     for (int node = 1; node <= cluster.size(); node++) {
       copies += cluster.node(node).stored(key).isPresent() ? 1 : 0;
@@ -22,7 +25,7 @@ class ReplicationFactorTest {
 
   @Test
   void fiveNodesWithReplicationFactorThreeKeepThreeCopiesUnlessARequestAsksForMore() {
-    try (LocalCluster cluster = LocalCluster.start(5, c -> c.replicationFactor(3))) {
+    try (TestCluster cluster = clusters().start(5, c -> c.replicationFactor(3))) {
       for (int i = 0; i < 40; i++) {
         cluster.client(1 + i % 5).put("rf-" + i, "v" + i);
       }
@@ -48,7 +51,7 @@ class ReplicationFactorTest {
 
   @Test
   void clustersSmallerThanTheReplicationFactorKeepACopyOnEveryNode() {
-    try (LocalCluster cluster = LocalCluster.start(2, c -> c.replicationFactor(3))) {
+    try (TestCluster cluster = clusters().start(2, c -> c.replicationFactor(3))) {
       for (int i = 0; i < 20; i++) {
         cluster.client(1 + i % 2).put("small-" + i, "v");
         String key = "small-" + i;

@@ -9,7 +9,7 @@ import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.CapturedLog;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,16 +25,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Membership changes (SPEC §8) on real nodes over an in-memory network, each under a concurrent
- * quorum write load: no acknowledged write is lost, every key reads back at quorum, and once the
- * change completed every key is on exactly its new owners.
+ * Membership changes (SPEC §8) on real nodes, each under a concurrent quorum write load: no
+ * acknowledged write is lost, every key reads back at quorum, and once the change completed every
+ * key is on exactly its new owners.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-class MembershipChangeTest {
+abstract class MembershipChangeScenarios {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-  static HttpResponse<String> post(LocalCluster cluster, int node, String pathAndQuery)
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
+  static HttpResponse<String> post(TestCluster cluster, int node, String pathAndQuery)
       throws Exception {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create(cluster.node(node).url(pathAndQuery)))
@@ -43,7 +46,7 @@ class MembershipChangeTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  static JsonNode clusterView(LocalCluster cluster, int node) throws Exception {
+  static JsonNode clusterView(TestCluster cluster, int node) throws Exception {
     HttpResponse<String> response =
         HTTP.send(
             HttpRequest.newBuilder(URI.create(cluster.node(node).url("/v0/cluster"))).build(),
@@ -51,7 +54,7 @@ class MembershipChangeTest {
     return JSON.readTree(response.body());
   }
 
-  private static void preload(LocalCluster cluster, int keys) {
+  private static void preload(TestCluster cluster, int keys) {
     for (int i = 0; i < keys; i++) {
       cluster.client(1 + i % 3).put("pre-" + i, "v" + i);
     }
@@ -59,7 +62,7 @@ class MembershipChangeTest {
 
   @Test
   void aNodeJoinsUnderLoadStreamsItsKeysAndOldOwnersDropThem() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       preload(cluster, 300);
       int joined;
       try (MembershipLoad load =
@@ -101,7 +104,7 @@ class MembershipChangeTest {
   @Test
   void aDecommissionedNodeStreamsItsRecordsAwayLeavesAndMayNotStartAgain() throws Exception {
     // A slow stream, so that the decommission is still in progress when a second change is asked.
-    try (LocalCluster cluster = LocalCluster.start(4, c -> c.repair(4096, Duration.ofHours(1)))) {
+    try (TestCluster cluster = clusters().start(4, c -> c.repair(4096, Duration.ofHours(1)))) {
       preload(cluster, 300);
       try (MembershipLoad load =
           new MembershipLoad(cluster, 3, 40, () -> 1 + ThreadLocalRandom.current().nextInt(3))) {
@@ -156,7 +159,7 @@ class MembershipChangeTest {
 
   @Test
   void aDeadNodeIsRemovedAndItsKeysCopiedFromTheSurvivorsToTheirNewOwners() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(4)) {
+    try (TestCluster cluster = clusters().start(4)) {
       preload(cluster, 300);
       HttpResponse<String> unknown = post(cluster, 1, "/v0/cluster/remove?node=n9");
       assertThat(unknown.statusCode()).isEqualTo(404);
@@ -199,7 +202,7 @@ class MembershipChangeTest {
   @Test
   void aJoiningNodeReceivesEachRecordItGainsOnceFromTheOwnerItDisplaces() throws Exception {
     try (CapturedLog log = CapturedLog.of(ChangeDriver.class);
-        LocalCluster cluster = LocalCluster.start(3)) {
+        TestCluster cluster = clusters().start(3)) {
       preload(cluster, 300);
       int joined = cluster.join(1);
       assertThat(cluster.node(joined).ready()).succeedsWithin(Duration.ofSeconds(60));
@@ -225,7 +228,7 @@ class MembershipChangeTest {
   @Test
   void aJoinWhoseNodeDiedIsAbortedByRemovingItAndNoAcknowledgedWriteIsLost() throws Exception {
     // A slow stream, so that the join is still in progress when its node dies.
-    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(256, Duration.ofHours(1)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.repair(256, Duration.ofHours(1)))) {
       preload(cluster, 600);
       List<NodeId> members = cluster.ids();
       try (MembershipLoad load =
@@ -277,7 +280,7 @@ class MembershipChangeTest {
 
   @Test
   void aJoiningNodeStoppedMidStreamResumesWhereItStoppedOnceStartedAgain() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(4096, Duration.ofHours(1)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.repair(4096, Duration.ofHours(1)))) {
       preload(cluster, 600);
       int joined = cluster.join(1);
       Awaitility.await()

@@ -9,8 +9,8 @@ import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.RangeEntry;
 import io.kvorum.api.RangeReader;
-import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
+import io.kvorum.node.testing.TestCluster;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -22,13 +22,16 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Ranges over the whole cluster, and the cluster as one node sees it. */
-class ClusterRangeAndViewTest {
+abstract class ClusterRangeAndViewScenarios {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int LOSE_AFTER = 100;
 
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
   @Test
   void aRangeMergesEveryNodesKeysInOrderWithoutDuplicatesOrDeletedKeys() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       TreeMap<String, String> expected = new TreeMap<>();
       for (int i = 0; i < 300; i++) {
         String key = String.format("r/%03d", i);
@@ -59,7 +62,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeLeavesOutANodeThatIsDownWhenItStarts() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       for (int i = 0; i < 30; i++) {
         cluster.client(1).put(String.format("everywhere/%02d", i), "v"); // from = 3
       }
@@ -70,7 +73,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeCarriesOnFromTheOthersWhenANodeFailsMidway() {
-    try (LocalCluster cluster = slowCluster()) {
+    try (TestCluster cluster = slowCluster()) {
       List<String> keys = write(cluster, 3000, 3);
 
       Streamed range = rangeLosing(cluster, 3);
@@ -82,7 +85,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeOfKeysOnEveryNodeCarriesOnWithOneNodeLeft() {
-    try (LocalCluster cluster = slowCluster()) {
+    try (TestCluster cluster = slowCluster()) {
       List<String> keys = write(cluster, 3000, 3);
 
       Streamed range = rangeLosing(cluster, 2, 3);
@@ -94,7 +97,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeIsCutOffOnceTheNodesLeftMayNotHoldEveryKey() {
-    try (LocalCluster cluster = slowCluster()) {
+    try (TestCluster cluster = slowCluster()) {
       List<String> keys = write(cluster, 3000, 2);
 
       Streamed oneLost = rangeLosing(cluster, 3);
@@ -116,7 +119,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeOfSingleCopyKeysIsCutOffWhenANodeFailsMidway() {
-    try (LocalCluster cluster = slowCluster()) {
+    try (TestCluster cluster = slowCluster()) {
       List<String> keys = write(cluster, 3000, 1);
 
       Streamed range = rangeLosing(cluster, 3);
@@ -128,7 +131,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void aRangeOfSingleCopyKeysWithANodeDownIs504NamingIt() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       write(cluster, 30, 1);
       cluster.stop(3);
       try (RawHttpConnection raw = new RawHttpConnection(cluster.node(1).address())) {
@@ -140,12 +143,12 @@ class ClusterRangeAndViewTest {
     }
   }
 
-  private static LocalCluster slowCluster() {
-    return LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)));
+  private TestCluster slowCluster() {
+    return clusters().start(3, c -> c.requestTimeout(Duration.ofMillis(300)));
   }
 
   /** Writes {@code count} keys {@code cut/0000}… with {@code from} copies; returns them sorted. */
-  private static List<String> write(LocalCluster cluster, int count, int from) {
+  private static List<String> write(TestCluster cluster, int count, int from) {
     byte[] value = new byte[512];
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -163,9 +166,9 @@ class ClusterRangeAndViewTest {
    * A full range through n1 during which {@code lost} drop off the network once the client has read
    * {@value #LOSE_AFTER} entries; their batches come slowly, so the range is still streaming then.
    */
-  private static Streamed rangeLosing(LocalCluster cluster, Integer... lost) {
+  private static Streamed rangeLosing(TestCluster cluster, Integer... lost) {
     for (int node : lost) {
-      cluster.network().delay(cluster.id(1), cluster.id(node), Duration.ofMillis(40));
+      cluster.delay(1, node, Duration.ofMillis(40));
     }
     List<String> keys = new ArrayList<>();
     try (RangeReader range = cluster.client(1).range(utf8("cut/"), utf8("cut0"))) {
@@ -187,7 +190,7 @@ class ClusterRangeAndViewTest {
 
   @Test
   void theClusterViewShowsADownNodeAndTheHintsHeldForIt() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       cluster.stop(2);
       for (int i = 0; i < 5; i++) {
         cluster.client(1).put("view" + i, "v");

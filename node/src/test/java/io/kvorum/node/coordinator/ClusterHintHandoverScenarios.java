@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.Consistency;
 import io.kvorum.node.testing.LinkChaos;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,10 +18,13 @@ import org.junit.jupiter.api.Test;
  * are for returns while the coordinator is itself still catching up; the link between them is
  * slowed at random. When the returning node reports ready, it holds every hinted write.
  */
-class ClusterHintHandoverTest {
+abstract class ClusterHintHandoverScenarios {
   private static final int ROUNDS = 3;
   private static final int WRITES = 50;
   private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(100);
+
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
 
   @Test
   void aReturningNodeHoldsEveryHintOfARestartedCoordinatorOnceItReportsReady() {
@@ -29,9 +32,10 @@ class ClusterHintHandoverTest {
     // gives
     // up waiting reports ready without its hints, which is not what this test is about (CI once
     // saw 27 of 50 hints still pending after the default 5 s).
-    try (LocalCluster cluster =
-        LocalCluster.start(
-            3, c -> c.requestTimeout(REQUEST_TIMEOUT).catchUpTimeout(Duration.ofSeconds(60)))) {
+    try (TestCluster cluster =
+        clusters()
+            .start(
+                3, c -> c.requestTimeout(REQUEST_TIMEOUT).catchUpTimeout(Duration.ofSeconds(60)))) {
       for (int round = 0; round < ROUNDS; round++) {
         cluster.stop(1);
         List<String> keys = new ArrayList<>();
@@ -48,16 +52,10 @@ class ClusterHintHandoverTest {
         // n2 restarts with fresh memory and its hints on disk; its own catch-up waits for a slow
         // n3, so it is still not ready when n1's hello reaches it.
         cluster.stop(2);
-        cluster.network().delay(cluster.id(2), cluster.id(3), Duration.ofMillis(300));
+        cluster.delay(2, 3, Duration.ofMillis(300));
         CompletableFuture<Void> coordinatorReady = cluster.startNodeInBackground(2);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> cluster.serving(2));
-        try (LinkChaos chaos =
-            LinkChaos.start(
-                cluster.network(),
-                cluster.id(1),
-                cluster.id(2),
-                REQUEST_TIMEOUT.multipliedBy(2),
-                round)) {
+        try (LinkChaos chaos = cluster.chaos(1, 2, REQUEST_TIMEOUT.multipliedBy(2), round)) {
           cluster.startNode(1);
           for (String key : keys) {
             assertThat(cluster.node(1).stored(key))

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -18,10 +18,13 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The guarantees of SPEC §3, shown on real nodes (HTTP, coordinator, RocksDB) talking over an
- * in-memory network that can lose them: what a client of any node sees, whatever node is down.
+ * The guarantees of SPEC §3, shown on real nodes (HTTP, coordinator, RocksDB) whose links can be
+ * cut and slowed: what a client of any node sees, whatever node is down.
  */
-class ClusterGuaranteesTest {
+abstract class ClusterGuaranteesScenarios {
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
   private static byte[] utf8(String s) {
     return s.getBytes(UTF_8);
   }
@@ -36,7 +39,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void anyNodeServesAnyKey() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       for (int i = 0; i < 30; i++) {
         cluster.client(1 + i % 3).put("k" + i, "v" + i);
       }
@@ -50,7 +53,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void aWriteStoresExactlyFromCopies() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       for (int from = 1; from <= 3; from++) {
         for (int i = 0; i < 20; i++) {
           String key = "copies-" + from + "-" + i;
@@ -67,7 +70,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void aWriteAcknowledgedWhileAReplicaWasDownReachesItWhenItReturns() {
-    try (LocalCluster cluster = LocalCluster.start(2)) {
+    try (TestCluster cluster = clusters().start(2)) {
       cluster.stop(2);
       put(cluster.client(1), "missed", "new value", 1, 2);
       cluster.startNode(2);
@@ -86,7 +89,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void quorumWritesSurviveTheLossOfAnyMinority() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       IntStream.range(0, 60).forEach(i -> put(cluster.client(1 + i % 3), "q" + i, "v" + i, 2, 3));
       for (int down = 1; down <= 3; down++) {
         cluster.stop(down);
@@ -103,7 +106,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void readAndWriteQuorumsThatOverlapAlwaysSeeTheWrite() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       // PUT 2/3 with n3 down, then GET 2/3 with n1 down: n2 is in both quorums.
       cluster.stop(3);
       put(cluster.client(1), "overlap", "written", 2, 3);
@@ -119,7 +122,7 @@ class ClusterGuaranteesTest {
       cluster.stop(3);
       assertThat(get(cluster.client(2), "overlap", 2, 3)).isEmpty();
     }
-    try (LocalCluster pair = LocalCluster.start(2)) {
+    try (TestCluster pair = clusters().start(2)) {
       // GET 1/2 sees PUT 2/2.
       put(pair.client(1), "all", "both", 2, 2);
       assertThat(get(pair.client(2), "all", 1, 2)).hasValue("both");
@@ -128,7 +131,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void backToBackWritesThroughDifferentNodesResolveToTheLastAcknowledged() {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       for (int i = 0; i < 200; i++) {
         String key = "race-" + i;
         cluster.client(1).put(key, "first");
@@ -141,7 +144,7 @@ class ClusterGuaranteesTest {
   @Test
   void aMissingReplicaGives504WithinTheTimeoutAndAtOnceOnceItsBreakerIsOpen() {
     Duration timeout = Duration.ofMillis(600);
-    try (LocalCluster cluster = LocalCluster.start(3, c -> c.requestTimeout(timeout))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(timeout))) {
       cluster.isolate(3);
       KvorumClient kv = cluster.client(1);
       long first = timed(() -> assertNotEnoughReplicas(() -> put(kv, "all-or-nothing", "v", 3, 3)));
@@ -159,7 +162,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void aQuorumThatCannotBeReachedFailsAtOnceNamingTheReplicaThatIsDown() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(3)) {
+    try (TestCluster cluster = clusters().start(3)) {
       cluster.stop(3);
       KvorumClientException failure =
           catchThrowableOfType(
@@ -169,7 +172,7 @@ class ClusterGuaranteesTest {
       JsonNode problem = new ObjectMapper().readTree(failure.detail());
       assertThat(problem.path("required").asInt()).isEqualTo(3);
       assertThat(problem.path("failed").toString())
-          .isEqualTo("{\"n3\":\"not available: connection refused\"}");
+          .isEqualTo("{\"n3\":\"not available: " + cluster.refusedReason() + "\"}");
       assertThat(problem.path("answered").asInt() + problem.path("pending").size())
           .as("the two replicas that are up either answered or had not yet")
           .isEqualTo(2);
@@ -178,8 +181,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void anIsolatedNodeAnswers504ForQuorumsAndEveryReplicaConvergesAfterHealing() {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(400)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(Duration.ofMillis(400)))) {
       cluster.isolate(3);
       for (int i = 0; i < 20; i++) {
         put(cluster.client(1 + i % 2), "p" + i, "during partition " + i, 2, 3);
@@ -200,7 +202,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void hintsSurviveARestartOfTheNodeHoldingThem() {
-    try (LocalCluster cluster = LocalCluster.start(2)) {
+    try (TestCluster cluster = clusters().start(2)) {
       cluster.stop(2);
       put(cluster.client(1), "durable-hint", "kept on disk", 1, 2);
       // A hint is stored after the write it stands for has its quorum: wait for it.
@@ -220,7 +222,7 @@ class ClusterGuaranteesTest {
   @Test
   void readRepairFixesAStaleReplicaEvenWhenItAnswersAfterTheResponse() {
     // No hints, so that only read repair can bring n3 up to date.
-    try (LocalCluster cluster = LocalCluster.start(3, c -> c.maxHintsPerPeer(0))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.maxHintsPerPeer(0))) {
       put(cluster.client(1), "repaired", "old", 3, 3);
       cluster.isolate(3);
       put(cluster.client(1), "repaired", "new", 2, 3);
@@ -228,7 +230,7 @@ class ClusterGuaranteesTest {
       assertThat(cluster.node(3).stored("repaired").map(r -> new String(r.value(), UTF_8)))
           .hasValue("old");
       // n3 answers last, after the client has its answer from the first replica.
-      cluster.network().delay(cluster.id(1), cluster.id(3), Duration.ofMillis(300));
+      cluster.delay(1, 3, Duration.ofMillis(300));
       assertThat(get(cluster.client(1), "repaired", 1, 3)).isPresent();
       Awaitility.await()
           .atMost(Duration.ofSeconds(5))
@@ -242,8 +244,7 @@ class ClusterGuaranteesTest {
 
   @Test
   void aNodeServesWhatItCanWhileItsPeersAreDown() {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
       cluster.stop(2);
       cluster.stop(3);
       cluster.stop(1);

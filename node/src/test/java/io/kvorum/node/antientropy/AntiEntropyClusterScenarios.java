@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.testing.LocalCluster;
+import io.kvorum.node.testing.TestCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -28,19 +28,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Anti-entropy on real nodes over the in-memory network (SPEC §7): a wiped replica converges
- * without a single client read, at no more than the repair rate, and a replica that missed a delete
- * past the hint window does not bring the value back once the grace period has passed.
+ * Anti-entropy on real nodes (SPEC §7): a wiped replica converges without a single client read, at
+ * no more than the repair rate, and a replica that missed a delete past the hint window does not
+ * bring the value back once the grace period has passed.
  */
 @Timeout(120)
-class AntiEntropyClusterTest {
+abstract class AntiEntropyClusterScenarios {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Consistency ALL = Consistency.of(3, 3);
 
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
   @Test
   void aWipedReplicaGetsEveryKeyBackWithoutAnyRead() throws IOException {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.repair(8 << 20, Duration.ofMillis(200)))) {
+    try (TestCluster cluster =
+        clusters().start(3, c -> c.repair(8 << 20, Duration.ofMillis(200)))) {
       int keys = 300;
       for (int i = 0; i < keys; i++) {
         cluster.client(1 + i % 3).put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8), ALL);
@@ -74,7 +77,7 @@ class AntiEntropyClusterTest {
   @Test
   void repairSendsNoFasterThanTheRepairRate() {
     long rate = 32 << 10;
-    try (LocalCluster cluster = LocalCluster.start(3, c -> c.repair(rate, Duration.ofHours(1)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.repair(rate, Duration.ofHours(1)))) {
       int keys = 96;
       byte[] value = new byte[1024];
       Arrays.fill(value, (byte) 'x');
@@ -104,8 +107,7 @@ class AntiEntropyClusterTest {
   @Test
   void anExchangeThatFailedIsTriedAgainWithinTheRoundNotAnIntervalLater()
       throws IOException, InterruptedException {
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.repair(8 << 20, Duration.ofHours(1)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.repair(8 << 20, Duration.ofHours(1)))) {
       int keys = 50;
       for (int i = 0; i < keys; i++) {
         cluster.client(1).put(("k" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8), ALL);
@@ -151,13 +153,14 @@ class AntiEntropyClusterTest {
 
   @Test
   void aDeleteAReplicaMissedPastTheHintWindowDoesNotComeBackAfterTheGracePeriod() {
-    try (LocalCluster cluster =
-        LocalCluster.start(
-            3,
-            c ->
-                c.hintWindow(Duration.ofMillis(200))
-                    .purging(Duration.ofMillis(500), Duration.ofMillis(100))
-                    .repair(8 << 20, Duration.ofMillis(300)))) {
+    try (TestCluster cluster =
+        clusters()
+            .start(
+                3,
+                c ->
+                    c.hintWindow(Duration.ofMillis(200))
+                        .purging(Duration.ofMillis(500), Duration.ofMillis(100))
+                        .repair(8 << 20, Duration.ofMillis(300)))) {
       // At 3/3, so n3 holds it once answered (a quorum write is answered at the second copy).
       cluster.client(1).put("doomed".getBytes(UTF_8), "value".getBytes(UTF_8), ALL);
       assertThat(cluster.node(3).stored("doomed")).isPresent();
@@ -207,7 +210,7 @@ class AntiEntropyClusterTest {
    * The records all exchanges moved, summed over every node's {@code /v0/cluster}; -1 while some
    * node has not finished an exchange with some peer yet.
    */
-  private static long repairedAsTheViewsShow(LocalCluster cluster) throws IOException {
+  private static long repairedAsTheViewsShow(TestCluster cluster) throws IOException {
     long repaired = 0;
     for (int n = 1; n <= 3; n++) {
       for (JsonNode node : cluster(cluster, n).get("nodes")) {
@@ -227,13 +230,13 @@ class AntiEntropyClusterTest {
   }
 
   /** Stops node {@code n}, deletes its data directory, and starts it again under the same id. */
-  private static void wipe(LocalCluster cluster, int n) {
+  private static void wipe(TestCluster cluster, int n) {
     cluster.stop(n);
     deleteDataDirectory(cluster, n);
     cluster.startNode(n);
   }
 
-  private static void deleteDataDirectory(LocalCluster cluster, int n) {
+  private static void deleteDataDirectory(TestCluster cluster, int n) {
     Path dir = cluster.node(n).config().dataDir();
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -243,7 +246,7 @@ class AntiEntropyClusterTest {
   }
 
   /** The {@code repair} object of {@code peer} in node {@code n}'s {@code /v0/cluster}. */
-  private static JsonNode repairOf(LocalCluster cluster, int n, NodeId peer) throws IOException {
+  private static JsonNode repairOf(TestCluster cluster, int n, NodeId peer) throws IOException {
     for (JsonNode node : cluster(cluster, n).get("nodes")) {
       if (node.get("id").asText().equals(peer.toString())) {
         return node.get("repair");
@@ -252,7 +255,7 @@ class AntiEntropyClusterTest {
     throw new AssertionError("no " + peer + " in the view of node " + n);
   }
 
-  private static HttpResponse<byte[]> repair(LocalCluster cluster, int n) {
+  private static HttpResponse<byte[]> repair(TestCluster cluster, int n) {
     return cluster
         .client(n)
         .send(
@@ -260,7 +263,7 @@ class AntiEntropyClusterTest {
                 .POST(HttpRequest.BodyPublishers.noBody()));
   }
 
-  private static JsonNode cluster(LocalCluster cluster, int n) throws IOException {
+  private static JsonNode cluster(TestCluster cluster, int n) throws IOException {
     return JSON.readTree(
         cluster
             .client(n)

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.PromQl;
 import io.kvorum.node.testing.RepositoryScripts;
+import io.kvorum.node.testing.TestCluster;
 import io.kvorum.node.testing.TestNode;
 import java.io.IOException;
 import java.net.URI;
@@ -38,12 +38,15 @@ import org.junit.jupiter.api.Test;
  * it could not reach, answered a 504 and repaired a stale replica, so that the series that appear
  * only with traffic (per operation, per peer, per outcome) exist.
  */
-class MonitoringQueriesTest {
+abstract class MonitoringQueriesScenarios {
   /** Series Prometheus makes itself for every target, not found on any /metrics. */
   private static final Set<String> MADE_BY_PROMETHEUS = Set.of("up");
 
   private static final Pattern RULE_EXPR = Pattern.compile("^(\\s*)expr: >-\\s*$");
   private static final Pattern TEMPLATE_ACTION = Pattern.compile("\\{\\{.*?}}");
+
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
 
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -51,8 +54,7 @@ class MonitoringQueriesTest {
   void everyMetricTheDashboardAndTheAlertsQueryExistsOnARunningCluster() throws Exception {
     Map<String, Set<String>> queried = queriedMetrics();
     Exposition exposition;
-    try (LocalCluster cluster =
-        LocalCluster.start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(Duration.ofMillis(300)))) {
       exposition = scrapeAfterTraffic(cluster);
     }
     List<String> missing = new ArrayList<>();
@@ -85,8 +87,7 @@ class MonitoringQueriesTest {
     assertThat(inputs)
         .containsExactlyInAnyOrder(
             "kvorum_http_requests_seconds_bucket", "kvorum_replica_calls_seconds_bucket");
-    try (LocalCluster cluster =
-        LocalCluster.start(2, c -> c.requestTimeout(Duration.ofMillis(300)))) {
+    try (TestCluster cluster = clusters().start(2, c -> c.requestTimeout(Duration.ofMillis(300)))) {
       assertThat(status(cluster.node(1), "PUT", "/v0/entity?id=h&ack=2&from=2")).isEqualTo(201);
       Exposition exposition = scrape(cluster.node(1));
       for (String bucket : inputs) {
@@ -190,7 +191,7 @@ class MonitoringQueriesTest {
    * Requests of every kind, a hint (n1 cannot reach n3), a 504 (n1 asks n3 too) and a read repair
    * (n2 finds n3 stale); then the union of the three nodes' expositions, as Prometheus sees them.
    */
-  private Exposition scrapeAfterTraffic(LocalCluster cluster) throws Exception {
+  private Exposition scrapeAfterTraffic(TestCluster cluster) throws Exception {
     TestNode n1 = cluster.node(1);
     TestNode n2 = cluster.node(2);
     assertThat(status(n1, "PUT", "/v0/entity?id=a&ack=3&from=3")).isEqualTo(201);
