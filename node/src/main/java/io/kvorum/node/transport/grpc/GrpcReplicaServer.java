@@ -22,9 +22,11 @@ import org.slf4j.LoggerFactory;
 public final class GrpcReplicaServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
   private final Server server;
+  private final ReplicaEndpoint endpoint;
 
-  private GrpcReplicaServer(Server server) {
+  private GrpcReplicaServer(Server server, ReplicaEndpoint endpoint) {
     this.server = server;
+    this.endpoint = endpoint;
   }
 
   /**
@@ -45,15 +47,14 @@ public final class GrpcReplicaServer implements AutoCloseable {
       EventLoops loops,
       Optional<GrpcTls> tls) {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(port));
+    ReplicaEndpoint endpoint = new ReplicaEndpoint(self, service, loops);
     tls.ifPresent(t -> builder.protocolNegotiator(new HandshakeRefusals(t.server())));
     Server server =
         builder
             .bossEventLoopGroup(loops.group())
             .workerEventLoopGroup(loops.group())
             .channelType(loops.serverChannelType())
-            .addService(
-                ServerInterceptors.intercept(
-                    new ReplicaEndpoint(self, service, loops), new WireEdge(clock).server()))
+            .addService(ServerInterceptors.intercept(endpoint, new WireEdge(clock).server()))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)
@@ -69,12 +70,17 @@ public final class GrpcReplicaServer implements AutoCloseable {
         "inter-node gRPC listening on port {}{}",
         server.getPort(),
         tls.isPresent() ? " (mutual TLS)" : "");
-    return new GrpcReplicaServer(server);
+    return new GrpcReplicaServer(server, endpoint);
   }
 
+  /**
+   * Stops serving: new calls are refused, the peers' Exchange streams end once what they sent is
+   * answered, and other calls in flight get up to two seconds to finish.
+   */
   @Override
   public void close() {
     server.shutdown();
+    endpoint.endExchanges();
     try {
       if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
         server.shutdownNow();

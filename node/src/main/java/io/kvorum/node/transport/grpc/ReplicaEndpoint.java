@@ -32,7 +32,9 @@ import io.kvorum.proto.replica.v1.TreeHashesRequest;
 import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,7 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private final NodeId self;
   private final ReplicaService service;
   private final EventLoops loops;
+  private final Set<ServedExchange> exchanges = ConcurrentHashMap.newKeySet();
 
   ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
     this.self = self;
@@ -86,10 +89,22 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   public StreamObserver<ReplicaRequestBatch> exchange(
       StreamObserver<ReplicaResponseBatch> responses) {
     // gRPC opens the call on the event loop of its connection: the stream works on that loop.
-    return new ServedExchange(
-        service,
-        (ServerCallStreamObserver<ReplicaResponseBatch>) responses,
-        loops.current().orElseGet(loops::next));
+    ServedExchange exchange =
+        new ServedExchange(
+            service,
+            (ServerCallStreamObserver<ReplicaResponseBatch>) responses,
+            loops.current().orElseGet(loops::next),
+            exchanges::remove);
+    exchanges.add(exchange);
+    return exchange;
+  }
+
+  /**
+   * The node is stopping: every Exchange stream takes no more requests and ends once those it took
+   * are answered, so that the server need not wait for its peers to end streams they keep open.
+   */
+  void endExchanges() {
+    exchanges.forEach(ServedExchange::end);
   }
 
   @Override

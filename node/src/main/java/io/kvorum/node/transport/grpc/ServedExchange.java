@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * One peer's replica stream, served. The writes of a received batch go to storage together ({@link
@@ -41,6 +42,7 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
   private final ReplicaService service;
   private final ServerCallStreamObserver<ReplicaResponseBatch> out;
   private final ExchangeBatcher<ReplicaResponse> batches;
+  private final Consumer<ServedExchange> ended;
 
   // Owned by the event loop.
   private int inFlight;
@@ -50,14 +52,22 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
   /** No more responses may be sent: the call was cancelled, failed or completed. */
   private boolean closed;
 
-  /** Must be created while gRPC hands the call to the service (it sets the call's handlers). */
+  /**
+   * Must be created while gRPC hands the call to the service (it sets the call's handlers).
+   *
+   * @param ended told once the stream has ended, whichever side ended it
+   */
   ServedExchange(
-      ReplicaService service, ServerCallStreamObserver<ReplicaResponseBatch> out, EventLoop loop) {
+      ReplicaService service,
+      ServerCallStreamObserver<ReplicaResponseBatch> out,
+      EventLoop loop,
+      Consumer<ServedExchange> ended) {
     this.service = service;
     this.out = out;
+    this.ended = ended;
     this.batches = new ExchangeBatcher<>(loop, new Answers());
     out.disableAutoRequest();
-    out.setOnCancelHandler(() -> batches.onLoop(() -> closed = true));
+    out.setOnCancelHandler(() -> batches.onLoop(this::close));
     out.setOnReadyHandler(() -> batches.onLoop(this::readMore));
     batches.onLoop(this::readMore);
   }
@@ -69,16 +79,29 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
 
   @Override
   public void onError(Throwable error) {
-    batches.onLoop(() -> closed = true);
+    batches.onLoop(this::close);
   }
 
   @Override
   public void onCompleted() {
+    end();
+  }
+
+  /**
+   * Takes no more requests and ends the stream once those taken are answered: the caller closed its
+   * side, or this node is stopping.
+   */
+  void end() {
     batches.onLoop(
         () -> {
           halfClosed = true;
           finishIfDone();
         });
+  }
+
+  private void close() {
+    closed = true;
+    ended.accept(this);
   }
 
   private void received(ReplicaRequestBatch batch) {
@@ -205,7 +228,7 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
 
   private void finishIfDone() {
     if (halfClosed && inFlight == 0 && !closed) {
-      closed = true;
+      close();
       out.onCompleted();
     }
   }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -212,6 +213,31 @@ class GrpcTransportTest {
   }
 
   // ---- the wire -------------------------------------------------------------------------------
+
+  @Test
+  void aStoppingPeerAnswersWhatItTookThenEndsTheStreamWithoutWaitingForTheCaller()
+      throws Exception {
+    cluster = GrpcTestCluster.start(2, Duration.ofSeconds(30), id -> null);
+    await(node(N1).transport().write(N2, key("k"), Record.value(version(1), value(1))));
+    ReplicaServices.Stalled stalled = new ReplicaServices.Stalled();
+    node(N2).serve(stalled);
+    CompletableFuture<Optional<Record>> taken = node(N1).transport().read(N2, key("k"));
+    Awaitility.await().atMost(WAIT).until(() -> stalled.waiting() == 1);
+
+    long start = System.nanoTime();
+    CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> cluster.stop(N2));
+    Thread.sleep(200);
+    assertThat(stopped).as("a stop waits for what the peer took").isNotDone();
+    stalled.answerAll();
+    stopped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    assertThat(taken).as("answered before the stream ended").isCompleted();
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("not the two seconds a server gives calls that do not end by themselves")
+        .isLessThan(Duration.ofMillis(1_500));
+    assertThat(failure(node(N1).transport().read(N2, key("k"))))
+        .isInstanceOf(PeerUnavailableException.class);
+  }
 
   @Test
   void aCutConnectionFailsWhatWaitsOnItAtOnceAndTheNextCallsGoOverANewOne() {
