@@ -116,7 +116,11 @@ public final class StorageBootstrap {
   private static LocalStorage openStorage(
       NodeConfig config, StorageFactory factory, Path dataDir, NodeResources resources) {
     try {
-      return factory.open(dataDir.resolve("db"), config.storage(), resources.storageThreads());
+      return factory.open(
+          dataDir.resolve("db"),
+          config.storage(),
+          resources.storageThreads(),
+          resources.threading());
     } catch (StorageException e) {
       String reason = Failures.rootMessage(e);
       throw new ConfigException(

@@ -11,15 +11,17 @@ import java.util.concurrent.ExecutorService;
 @FunctionalInterface
 public interface StorageFactory {
   /**
-   * Opens the records and hints in {@code directory}, doing their I/O on {@code executor}.
+   * Opens the records and hints in {@code directory}, doing their I/O on {@code executor} (and, as
+   * {@code threading} lets it, small writes on the caller's thread).
    *
    * @throws io.kvorum.node.core.StorageException if the storage cannot be opened
    */
-  LocalStorage open(Path directory, NodeConfig.Storage settings, ExecutorService executor);
+  LocalStorage open(
+      Path directory, NodeConfig.Storage settings, ExecutorService executor, Threading threading);
 
   /** The production engine: RocksDB in {@code directory}, hints beside the records. */
   StorageFactory ROCKSDB =
-      (directory, s, executor) ->
+      (directory, s, executor, threading) ->
           RocksDbStorageEngine.open(
                   directory,
                   new RocksDbSettings(
@@ -27,7 +29,8 @@ public interface StorageFactory {
                       s.blockCacheBytes(),
                       s.writeBufferBytes(),
                       s.maxDiskBytes(),
-                      s.queueSize()),
+                      s.queueSize(),
+                      threading.writesAtOnce()),
                   executor)
               .asLocalStorage();
 }

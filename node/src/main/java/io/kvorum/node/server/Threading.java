@@ -21,20 +21,24 @@ import java.util.function.UnaryOperator;
  *     node's timer thread
  * @param memoryFirstReads a replica read that RocksDB can answer from memory runs on the calling
  *     thread (an event loop); else every read goes to the storage executor
+ * @param writesAtOnce a small write that RocksDB can take without waiting (no fsync, no stall, no
+ *     lock held elsewhere) runs on the calling thread (an event loop), run to completion; else
+ *     every write goes to the storage executor (issue 23)
  */
 public record Threading(
     boolean sharedLoops,
     boolean channelPerLoop,
     boolean inlineReplies,
     boolean loopTimeouts,
-    boolean memoryFirstReads) {
+    boolean memoryFirstReads,
+    boolean writesAtOnce) {
   private static final String PREFIX = "kvorum.threads";
 
   /** Every switch on: the default. */
-  public static final Threading AFTER = new Threading(true, true, true, true, true);
+  public static final Threading AFTER = new Threading(true, true, true, true, true, true);
 
-  /** Every switch off: how the node handed work on before issue 10's lever 4. */
-  public static final Threading BEFORE = new Threading(false, false, false, false, false);
+  /** Every switch off: how the node handed work on before issue 10's lever 4 (and issue 23's). */
+  public static final Threading BEFORE = new Threading(false, false, false, false, false, false);
 
   /**
    * From the system properties {@code kvorum.threads} ({@code after} or {@code before}) and {@code
@@ -61,7 +65,8 @@ public record Threading(
         flag(properties, "channelPerLoop", defaults.channelPerLoop),
         flag(properties, "inlineReplies", defaults.inlineReplies),
         flag(properties, "loopTimeouts", defaults.loopTimeouts),
-        flag(properties, "memoryFirstReads", defaults.memoryFirstReads));
+        flag(properties, "memoryFirstReads", defaults.memoryFirstReads),
+        flag(properties, "writesAtOnce", defaults.writesAtOnce));
   }
 
   private static boolean flag(UnaryOperator<String> properties, String name, boolean otherwise) {

@@ -11,6 +11,8 @@ package io.kvorum.node.storage;
  *     write-ahead-log append)
  * @param recordsWritten records written in those batches; over {@code writeBatches}, how many
  *     records shared an append on average
+ * @param writeBatchesAtOnce of those batches, how many were written on the thread that asked for
+ *     them (run to completion) rather than handed to a storage thread
  */
 public record StorageStats(
     long estimatedKeys,
@@ -18,4 +20,5 @@ public record StorageStats(
     long memoryBytes,
     long pendingCompactionBytes,
     long writeBatches,
-    long recordsWritten) {}
+    long recordsWritten,
+    long writeBatchesAtOnce) {}

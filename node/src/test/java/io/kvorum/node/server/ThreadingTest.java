@@ -22,7 +22,8 @@ class ThreadingTest {
   void beforeTurnsThemAllOffAndOneCanBeTurnedBackOn() {
     assertThat(from(Map.of("kvorum.threads", "before"))).isEqualTo(Threading.BEFORE);
     assertThat(from(Map.of("kvorum.threads", "before", "kvorum.threads.memoryFirstReads", "true")))
-        .isEqualTo(new Threading(false, false, false, false, true));
+        .isEqualTo(new Threading(false, false, false, false, true, false));
+    assertThat(from(Map.of("kvorum.threads.writesAtOnce", "false")).writesAtOnce()).isFalse();
     assertThat(from(Map.of("kvorum.threads.sharedLoops", "FALSE")).sharedLoops()).isFalse();
   }
 

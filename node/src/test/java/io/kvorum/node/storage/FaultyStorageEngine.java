@@ -48,7 +48,7 @@ public final class FaultyStorageEngine extends ForwardingStorageEngine {
    * {@code created} when the node opens it.
    */
   public static StorageFactory inMemory(Consumer<FaultyStorageEngine> created) {
-    return (directory, settings, executor) -> {
+    return (directory, settings, executor, threading) -> {
       FaultyStorageEngine engine = new FaultyStorageEngine(new InMemoryStorageEngine());
       created.accept(engine);
       return new LocalStorage(engine, new InMemoryHintStore());

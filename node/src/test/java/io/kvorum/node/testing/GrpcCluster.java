@@ -37,8 +37,8 @@ public final class GrpcCluster implements TestCluster {
     StorageFactory rocksDb = StorageFactory.ROCKSDB;
     StorageFactory storage =
         noteSubmitters
-            ? (directory, settings, executor) ->
-                rocksDb.open(directory, settings, new Noting(executor, storageSubmitters))
+            ? (directory, settings, executor, choice) ->
+                rocksDb.open(directory, settings, new Noting(executor, storageSubmitters), choice)
             : rocksDb;
     this.nodes = new ClusterNodes(root, tweak, interconnect, storage, threading);
   }

@@ -92,7 +92,9 @@ public final class TestNode implements AutoCloseable {
   private void launch() {
     node =
         KvorumServer.builder(config)
-            .storage((dir, settings, executor) -> opened = storage.open(dir, settings, executor))
+            .storage(
+                (dir, settings, executor, threading) ->
+                    opened = storage.open(dir, settings, executor, threading))
             .interconnect(network)
             .threading(threading)
             .wallClock(wall)

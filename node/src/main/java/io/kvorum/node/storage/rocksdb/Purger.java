@@ -4,6 +4,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.StorageEngine.PurgeResult;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
+import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,8 +56,29 @@ final class Purger {
     this.writes = writes;
   }
 
+  /** The records of {@code group} and their entries in the index, as one batch. */
+  WriteBatch batch(List<Write> group) throws RocksDBException {
+    long bytes = 0;
+    for (Write w : group) {
+      bytes += w.bytes + w.records.size() * (Long.BYTES + 16L);
+    }
+    WriteBatch batch = new WriteBatch((int) Math.min(bytes + 64, Integer.MAX_VALUE));
+    try {
+      for (Write w : group) {
+        for (EncodedRecord r : w.records) {
+          batch.merge(records, r.key().bytes(), r.bytes());
+          index(batch, r);
+        }
+      }
+      return batch;
+    } catch (RocksDBException | RuntimeException e) {
+      batch.close();
+      throw e;
+    }
+  }
+
   /** Adds {@code record}'s entry in the index to {@code batch}, if the record ever dies. */
-  void index(WriteBatch batch, EncodedRecord record) throws RocksDBException {
+  private void index(WriteBatch batch, EncodedRecord record) throws RocksDBException {
     if (record.diesAtMillis() != Long.MAX_VALUE) {
       batch.put(deaths, deathKey(record.diesAtMillis(), record.key()), NOTHING);
     }
@@ -67,6 +89,23 @@ final class Purger {
     long stamp = gate.readLock();
     try {
       db.write(writes, batch);
+    } finally {
+      gate.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * Writes {@code batch} with {@code options} if the gate's shared side is free now; false, having
+   * written nothing, while a purge or a drop holds it.
+   */
+  boolean tryWrite(WriteOptions options, WriteBatch batch) throws RocksDBException {
+    long stamp = gate.tryReadLock();
+    if (stamp == 0) {
+      return false;
+    }
+    try {
+      db.write(options, batch);
+      return true;
     } finally {
       gate.unlockRead(stamp);
     }

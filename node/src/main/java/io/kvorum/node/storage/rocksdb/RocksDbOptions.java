@@ -35,6 +35,13 @@ final class RocksDbOptions implements AutoCloseable {
   private final List<RocksObject> owned = new ArrayList<>();
   final DBOptions db;
   final WriteOptions writes;
+
+  /**
+   * Writes made on the caller's thread ({@link AtOnceWrites}): never synced, and failing with
+   * Incomplete instead of waiting out a write stall.
+   */
+  final WriteOptions atOnceWrites;
+
   final LRUCache blockCache;
   final List<ColumnFamilyDescriptor> families;
 
@@ -46,6 +53,7 @@ final class RocksDbOptions implements AutoCloseable {
       blockCache = own(new LRUCache(settings.blockCacheBytes()));
       db = own(new DBOptions());
       writes = own(new WriteOptions()).setSync(settings.syncWrites());
+      atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       families = families(settings);
       configure(db, own(new SstFileManager(Env.getDefault())), settings);
     } catch (RocksDBException | RuntimeException e) {

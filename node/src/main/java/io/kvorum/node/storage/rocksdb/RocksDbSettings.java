@@ -9,13 +9,17 @@ package io.kvorum.node.storage.rocksdb;
  * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit but the disk
  * @param maxQueuedWrites puts that may wait to be written; beyond that they fail at once as
  *     overloaded
+ * @param writesAtOnce a small put that RocksDB can take without waiting is written on the thread
+ *     that asks for it, not handed to the engine's executor ({@link AtOnceWrites}); never with
+ *     {@code syncWrites}
  */
 public record RocksDbSettings(
     boolean syncWrites,
     long blockCacheBytes,
     long writeBufferBytes,
     long maxDiskBytes,
-    int maxQueuedWrites) {
+    int maxQueuedWrites,
+    boolean writesAtOnce) {
   /** The queue bound of {@link #defaults()}: as many as the node's storage queue by default. */
   public static final int DEFAULT_MAX_QUEUED_WRITES = 4096;
 
@@ -26,6 +30,16 @@ public record RocksDbSettings(
     if (maxQueuedWrites < 1) {
       throw new IllegalArgumentException("maxQueuedWrites must be positive: " + maxQueuedWrites);
     }
+  }
+
+  /** Settings whose small puts are written at once when they can be. */
+  public RocksDbSettings(
+      boolean syncWrites,
+      long blockCacheBytes,
+      long writeBufferBytes,
+      long maxDiskBytes,
+      int maxQueuedWrites) {
+    this(syncWrites, blockCacheBytes, writeBufferBytes, maxDiskBytes, maxQueuedWrites, true);
   }
 
   /** Settings with the default write queue. */

@@ -67,11 +67,16 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final ReadOptions memoryReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
 
   private final WriteCombiner combiner;
+
+  /** Null when every put is queued (sync writes, or writes at once turned off). */
+  private final AtOnceWrites atOnce;
+
   private final Purger purger;
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<RocksDbCursor> cursors = ConcurrentHashMap.newKeySet();
   private final LongAdder batchesWritten = new LongAdder();
   private final LongAdder recordsWritten = new LongAdder();
+  private final LongAdder batchesAtOnce = new LongAdder();
   private boolean closed;
 
   private RocksDbStorageEngine(
@@ -79,7 +84,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       RocksDbOptions options,
       RocksDB db,
       List<ColumnFamilyHandle> handles,
-      int maxQueuedWrites) {
+      RocksDbSettings settings) {
     this.executor = executor;
     this.options = options;
     this.db = db;
@@ -88,7 +93,12 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.purger = new Purger(db, records, handles.get(1), pointReads, options.writes);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.combiner =
-        new WriteCombiner(executor, this::write, maxQueuedWrites, GROUP_RECORDS, GROUP_BYTES);
+        new WriteCombiner(
+            executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
+    this.atOnce =
+        settings.writesAtOnce() && !settings.syncWrites()
+            ? new AtOnceWrites(System::nanoTime)
+            : null;
   }
 
   /**
@@ -119,7 +129,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       if (unmarked) {
         FormatMarker.write(directory);
       }
-      return new RocksDbStorageEngine(executor, options, db, handles, settings.maxQueuedWrites());
+      return new RocksDbStorageEngine(executor, options, db, handles, settings);
     } catch (RuntimeException e) {
       handles.forEach(ColumnFamilyHandle::close);
       db.close();
@@ -165,7 +175,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return combiner.submit(List.of(encode(key, record)));
+    return store(List.of(encode(key, record)));
   }
 
   @Override
@@ -177,7 +187,54 @@ public final class RocksDbStorageEngine implements StorageEngine {
     for (Entry entry : entries) {
       encoded.add(encode(entry.key(), entry.record()));
     }
-    return combiner.submit(encoded);
+    return store(encoded);
+  }
+
+  /**
+   * Writes {@code records} at once on this thread if nothing can make it wait, else queues them.
+   */
+  private CompletableFuture<Void> store(List<EncodedRecord> records) {
+    if (atOnce != null) {
+      Write write = new Write(records);
+      try {
+        if (atOnce.mayTry(write.bytes) && writeAtOnce(write)) {
+          return CompletableFuture.completedFuture(null);
+        }
+      } catch (StorageException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return combiner.submit(records);
+  }
+
+  /**
+   * Writes {@code write} as one batch on this thread ({@link AtOnceWrites}); false, having written
+   * nothing, if that would mean waiting (for a lock another thread holds, or out a write stall).
+   *
+   * @throws StorageException if RocksDB refused the write for another reason (a full disk)
+   */
+  private boolean writeAtOnce(Write write) {
+    if (!lifecycle.readLock().tryLock()) {
+      return false;
+    }
+    try {
+      if (closed) {
+        return false; // the queued path reports it
+      }
+      try (WriteBatch batch = purger.batch(List.of(write))) {
+        if (!atOnce.write(purger, options.atOnceWrites, batch)) {
+          return false;
+        }
+      } catch (RocksDBException e) {
+        throw RocksDbFailures.of("put", Write.onlyKey(List.of(write)), e);
+      }
+      batchesWritten.increment();
+      batchesAtOnce.increment();
+      recordsWritten.add(write.records.size());
+      return true;
+    } finally {
+      lifecycle.readLock().unlock();
+    }
   }
 
   private static EncodedRecord encode(Key key, Record record) {
@@ -189,35 +246,17 @@ public final class RocksDbStorageEngine implements StorageEngine {
    * that learns which keys changed (for anti-entropy's hash trees) belongs.
    */
   private void write(List<Write> group) {
-    Key only = group.size() == 1 && group.get(0).records.size() == 1 ? key(group) : null;
-    long bytes = 0;
-    for (Write w : group) {
-      bytes += w.bytes + w.records.size() * (Long.BYTES + 16L);
-    }
-    int reserve = (int) Math.min(bytes + 64, Integer.MAX_VALUE);
     guarded(
         "put",
-        only,
+        Write.onlyKey(group),
         () -> {
-          int count = 0;
-          try (WriteBatch batch = new WriteBatch(reserve)) {
-            for (Write w : group) {
-              for (EncodedRecord r : w.records) {
-                batch.merge(records, r.key().bytes(), r.bytes());
-                purger.index(batch, r);
-                count++;
-              }
-            }
+          try (WriteBatch batch = purger.batch(group)) {
             purger.write(batch);
           }
           batchesWritten.increment();
-          recordsWritten.add(count);
+          recordsWritten.add(group.stream().mapToInt(w -> w.records.size()).sum());
           return null;
         });
-  }
-
-  private static Key key(List<Write> group) {
-    return group.get(0).records.get(0).key();
   }
 
   @Override
@@ -269,7 +308,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     lifecycle.readLock().lock();
     try {
       if (closed) {
-        return new StorageStats(0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum());
+        return new StorageStats(
+            0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), batchesAtOnce.sum());
       }
       return new StorageStats(
           db.getLongProperty(records, "rocksdb.estimate-num-keys"),
@@ -278,7 +318,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
               + options.blockCache.getUsage(),
           db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
           batchesWritten.sum(),
-          recordsWritten.sum());
+          recordsWritten.sum(),
+          batchesAtOnce.sum());
     } catch (RocksDBException e) {
       throw RocksDbFailures.of("stats", null, e);
     } finally {

@@ -50,6 +50,13 @@ final class WriteCombiner {
       }
       this.bytes = sum;
     }
+
+    /** The key a failure of {@code group} names: the only one it writes, or none. */
+    static Key onlyKey(List<Write> group) {
+      return group.size() == 1 && group.get(0).records.size() == 1
+          ? group.get(0).records.get(0).key()
+          : null;
+    }
   }
 
   /** A record ready to be written: its key, its stored form, and when it dies (for purging). */

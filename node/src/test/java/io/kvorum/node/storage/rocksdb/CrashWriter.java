@@ -16,7 +16,8 @@ import java.util.concurrent.Semaphore;
 /**
  * A process for {@link RocksDbDurabilityTest}: writes to an engine as fast as it can, single puts
  * and batches, each key twice, and prints {@code key version} for every write acknowledged, until
- * it is killed.
+ * it is killed. Its arguments: the data directory, and {@code at-once} or {@code queued} (how the
+ * engine writes: on this thread, or through its storage threads).
  */
 final class CrashWriter {
   private CrashWriter() {}
@@ -24,7 +25,11 @@ final class CrashWriter {
   public static void main(String[] args) throws InterruptedException {
     RocksDbStorageEngine engine =
         RocksDbStorageEngine.open(
-            Path.of(args[0]), RocksDbStorageEngineTest.SMALL, StorageThreads.bounded(4, 10_000));
+            Path.of(args[0]),
+            args[1].equals("queued")
+                ? RocksDbStorageEngineTest.QUEUED
+                : RocksDbStorageEngineTest.SMALL,
+            StorageThreads.bounded(4, 10_000));
     PrintStream out =
         new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     Semaphore inFlight = new Semaphore(256);

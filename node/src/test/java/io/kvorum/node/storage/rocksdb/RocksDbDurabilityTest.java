@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
@@ -42,8 +44,10 @@ class RocksDbDurabilityTest {
     assertThat(StorageThreads.stop(executor)).isTrue();
   }
 
-  @Test
-  void aKilledProcessLosesNoAcknowledgedWrite() throws Exception {
+  /** Written on the writer's thread (run to completion) and through the storage threads. */
+  @ParameterizedTest
+  @ValueSource(strings = {"at-once", "queued"})
+  void aKilledProcessLosesNoAcknowledgedWrite(String writes) throws Exception {
     Path data = dir.resolve("db");
     Path stderr = dir.resolve("writer.err");
     Process writer =
@@ -54,7 +58,8 @@ class RocksDbDurabilityTest {
                 "-cp",
                 System.getProperty("java.class.path"),
                 CrashWriter.class.getName(),
-                data.toString())
+                data.toString(),
+                writes)
             .redirectError(stderr.toFile())
             .start();
     Map<String, Long> acknowledged = new HashMap<>();

@@ -25,9 +25,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RocksDbStorageEngineTest extends StorageEngineContract {
   static final RocksDbSettings SMALL = new RocksDbSettings(false, 8L << 20, 4L << 20, 0);
+
+  /** As {@link #SMALL}, but every put goes through the queue and the storage threads. */
+  static final RocksDbSettings QUEUED =
+      new RocksDbSettings(false, 8L << 20, 4L << 20, 0, 4096, false);
 
   @TempDir Path dir;
 
@@ -144,7 +150,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
     CountDownLatch release = new CountDownLatch(1);
     try (RocksDbStorageEngine grouped =
-        RocksDbStorageEngine.open(dir.resolve("grouped"), SMALL, single)) {
+        RocksDbStorageEngine.open(dir.resolve("grouped"), QUEUED, single)) {
       single.execute(() -> awaitQuietly(release)); // the only thread is busy meanwhile
       List<CompletableFuture<Void>> puts = new ArrayList<>();
       for (int i = 0; i < 100; i++) {
@@ -158,6 +164,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
       StorageStats stats = grouped.stats();
       assertThat(stats.recordsWritten()).isEqualTo(101);
       assertThat(stats.writeBatches()).as("one batch for what queued meanwhile").isOne();
+      assertThat(stats.writeBatchesAtOnce()).isZero();
       assertThat(await(grouped.get(key("k99")))).contains(value(1, "v99"));
     } finally {
       release.countDown();
@@ -169,7 +176,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
   void aFullExecutorFailsCallsAtOnceWithOverloaded() throws Exception {
     ThreadPoolExecutor tiny = StorageThreads.bounded(1, 1);
     CountDownLatch release = new CountDownLatch(1);
-    StorageEngine overloaded = RocksDbStorageEngine.open(dir.resolve("tiny"), SMALL, tiny);
+    StorageEngine overloaded = RocksDbStorageEngine.open(dir.resolve("tiny"), QUEUED, tiny);
     try {
       tiny.execute(() -> awaitQuietly(release)); // occupies the only thread
       tiny.execute(() -> awaitQuietly(release)); // fills the queue
@@ -193,7 +200,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
   void aFullWriteQueueFailsPutsAtOnceWithOverloaded() throws Exception {
     ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
     CountDownLatch release = new CountDownLatch(1);
-    RocksDbSettings twoQueued = new RocksDbSettings(false, 8L << 20, 4L << 20, 0, 2);
+    RocksDbSettings twoQueued = new RocksDbSettings(false, 8L << 20, 4L << 20, 0, 2, false);
     StorageEngine small = RocksDbStorageEngine.open(dir.resolve("queue"), twoQueued, single);
     try {
       single.execute(() -> awaitQuietly(release));
@@ -215,7 +222,61 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
   }
 
   @Test
-  void writesFailWithNoSpaceOnceTheDiskBudgetIsSpent() {
+  void aSmallPutIsWrittenOnTheCallersThreadWhileEveryStorageThreadIsBusy() throws Exception {
+    ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
+    CountDownLatch release = new CountDownLatch(1);
+    try (RocksDbStorageEngine atOnce =
+        RocksDbStorageEngine.open(dir.resolve("at-once"), SMALL, single)) {
+      single.execute(() -> awaitQuietly(release));
+
+      CompletableFuture<Void> put = atOnce.put(key("k"), value(1, "v"));
+      CompletableFuture<Void> putAll =
+          atOnce.putAll(
+              List.of(new Entry(key("a"), value(1, "a")), new Entry(key("b"), tombstone(2))));
+
+      assertThat(put).as("written before the storage thread is free").isCompleted();
+      assertThat(putAll).isCompleted();
+      assertThat(atOnce.getFromMemory(key("k"))).contains(Optional.of(value(1, "v")));
+      assertThat(atOnce.getFromMemory(key("b"))).contains(Optional.of(tombstone(2)));
+      assertThat(atOnce.stats().writeBatches()).isEqualTo(2);
+      assertThat(atOnce.stats().writeBatchesAtOnce()).isEqualTo(2);
+      assertThat(atOnce.stats().recordsWritten()).isEqualTo(3);
+    } finally {
+      release.countDown();
+      assertThat(StorageThreads.stop(single)).isTrue();
+    }
+  }
+
+  @Test
+  void withSyncWritesOrABigBatchThePutWaitsForTheStorageThread() throws Exception {
+    ThreadPoolExecutor single = StorageThreads.bounded(1, 100);
+    CountDownLatch release = new CountDownLatch(1);
+    RocksDbSettings synced = new RocksDbSettings(true, 8L << 20, 4L << 20, 0);
+    try (RocksDbStorageEngine sync =
+            RocksDbStorageEngine.open(dir.resolve("sync"), synced, single);
+        RocksDbStorageEngine plain =
+            RocksDbStorageEngine.open(dir.resolve("plain"), SMALL, single)) {
+      single.execute(() -> awaitQuietly(release));
+      byte[] big = new byte[(int) AtOnceWrites.MAX_BYTES + 1];
+
+      CompletableFuture<Void> fsynced = sync.put(key("k"), value(1, "v"));
+      CompletableFuture<Void> large = plain.put(key("big"), Record.value(version(1), big));
+
+      assertThat(fsynced).as("an fsync never runs on the caller's thread").isNotDone();
+      assertThat(large).as("a batch over the limit is queued").isNotDone();
+      release.countDown();
+      CompletableFuture.allOf(fsynced, large).get(10, TimeUnit.SECONDS);
+      assertThat(await(sync.get(key("k")))).contains(value(1, "v"));
+    } finally {
+      release.countDown();
+      assertThat(StorageThreads.stop(single)).isTrue();
+    }
+  }
+
+  /** 64 KiB values are queued, 16 KiB ones written at once: both fail alike on a full disk. */
+  @ParameterizedTest
+  @ValueSource(ints = {64 << 10, 16 << 10})
+  void writesFailWithNoSpaceOnceTheDiskBudgetIsSpent(int valueBytes) {
     StorageEngine capped =
         RocksDbStorageEngine.open(
             dir.resolve("capped"),
@@ -225,9 +286,9 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
       Random random = new Random(7);
       Throwable failure = null;
       int written = 0;
-      // 64 KiB of incompressible bytes per write: the budget is 1 MiB, so a few flushes exceed it.
-      for (int i = 0; i < 640 && failure == null; i++) {
-        byte[] value = new byte[64 << 10];
+      // Incompressible bytes: the budget is 1 MiB, so a few flushes exceed it.
+      for (int i = 0; i < 40 * (1 << 20) / valueBytes && failure == null; i++) {
+        byte[] value = new byte[valueBytes];
         random.nextBytes(value);
         try {
           capped.put(key("k" + i), Record.value(version(1), value)).get(10, TimeUnit.SECONDS);
