@@ -13,6 +13,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.util.ArrayList;
@@ -49,6 +50,18 @@ public final class EventLoops implements AutoCloseable {
       all.add((EventLoop) executor);
     }
     this.loops = List.copyOf(all);
+  }
+
+  /**
+   * Turns Netty's buffer leak detector off unless {@code -Dio.netty.leakDetection.level} asks for
+   * it: it samples buffers and records a stack trace for each sample, about 10 µs of CPU per
+   * replicated write at 1,000 writes/s (docs/performance.md, issue 23). For a node's process; tests
+   * keep Netty's default.
+   */
+  public static void detectLeaksOnlyIfAsked() {
+    if (System.getProperty("io.netty.leakDetection.level") == null) {
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
   }
 
   /** Starts {@code threads} event loops named {@code name-1} … */

@@ -6,6 +6,7 @@ import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -45,12 +46,15 @@ public final class KvorumServer implements AutoCloseable {
 
   /**
    * Starts a node in production: RocksDB, gRPC, threads and wall clock as the system properties
-   * say. Returns once it serves HTTP; it reports ready once caught up ({@link #awaitReady}).
+   * say, and Netty's leak detector off unless asked for ({@link
+   * EventLoops#detectLeaksOnlyIfAsked}). Returns once it serves HTTP; it reports ready once caught
+   * up ({@link #awaitReady}).
    *
    * @throws ConfigException if the environment refuses the configuration: an unwritable data
    *     directory, a data directory in use by another process, a port in use
    */
   public static KvorumServer start(NodeConfig config) {
+    EventLoops.detectLeaksOnlyIfAsked();
     return builder(config).start();
   }
 

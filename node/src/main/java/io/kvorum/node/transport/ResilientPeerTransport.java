@@ -22,8 +22,10 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -54,6 +56,7 @@ public final class ResilientPeerTransport implements PeerTransport {
   private final CircuitBreakerRegistry breakers;
   private final BulkheadRegistry bulkheads;
   private final MeterRegistry registry;
+  private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
 
   /**
    * @param maxCallsInFlight calls to one peer that may be in flight at once
@@ -247,7 +250,15 @@ public final class ResilientPeerTransport implements PeerTransport {
           .mapToObj(micros -> Duration.ofNanos(micros * 1_000))
           .toArray(Duration[]::new);
 
+  /** A call's timer, registered once: a registry lookup per call costs microseconds. */
   private Timer timer(NodeId peer, String operation, String outcome) {
+    return timers.computeIfAbsent(
+        new TimerKey(peer, operation, outcome), k -> register(peer, operation, outcome));
+  }
+
+  private record TimerKey(NodeId peer, String operation, String outcome) {}
+
+  private Timer register(NodeId peer, String operation, String outcome) {
     return Timer.builder("kvorum.replica.calls")
         .description("calls to other nodes' replicas by peer, operation and outcome")
         .tag("peer", peer.value())

@@ -210,8 +210,10 @@ final class ReplicaStream {
       it.remove();
       expired.add(p);
     }
-    RuntimeException late = unavailable("no answer within " + timeout.toMillis() + " ms", null);
-    expired.forEach(p -> p.fail(late));
+    if (!expired.isEmpty()) {
+      RuntimeException late = unavailable("no answer within " + timeout.toMillis() + " ms", null);
+      expired.forEach(p -> p.fail(late));
+    }
     armSweep();
   }
 
