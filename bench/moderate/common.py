@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""The shared part of bench/moderate's scripts: start 3 nodes (1 GiB heaps, G1) from a jar, load them
+with wrk2 at a constant rate spread over the nodes, and read every node thread's CPU time and
+context switches from /proc, grouped by thread pool (kvorum-io-2 -> kvorum-io, C2 CompilerThre -> C2).
+Environment: KVORUM_JAVA (a JDK's java; default: bin/find-java --jdk), WRK2 (default: wrk on the PATH)."""
+import os, re, subprocess, sys, time, json, urllib.request, shutil, argparse, collections
+
+TICK = os.sysconf('SC_CLK_TCK')
+HERE = os.path.dirname(os.path.abspath(__file__))
+JAVA = os.environ.get('KVORUM_JAVA') or os.path.join(
+    subprocess.run([os.path.join(HERE, '..', '..', 'bin', 'find-java'), '--jdk'],
+                   check=True, capture_output=True, text=True).stdout.strip(), 'bin', 'java')
+WRK = os.environ.get('WRK2') or shutil.which('wrk') or 'wrk'
+
+def group(comm):
+    c = re.sub(r'[-#]?\d+$', '', comm.strip())
+    c = re.sub(r'\d+$', '', c)
+    if c.startswith('C2 CompilerThre'): return 'C2'
+    if c.startswith('C1 CompilerThre'): return 'C1'
+    if c.startswith('GC Thread') or c.startswith('G1 '): return 'GC'
+    return c
+
+def threads(pid):
+    out = {}
+    for tid in os.listdir(f'/proc/{pid}/task'):
+        try:
+            stat = open(f'/proc/{pid}/task/{tid}/stat').read()
+            status = open(f'/proc/{pid}/task/{tid}/status').read()
+        except OSError:
+            continue
+        comm = stat[stat.index('(')+1:stat.rindex(')')]
+        f = stat[stat.rindex(')')+2:].split()
+        cpu = int(f[11]) + int(f[12])
+        vol = int(re.search(r'voluntary_ctxt_switches:\s+(\d+)', status).group(1))
+        nonvol = int(re.search(r'nonvoluntary_ctxt_switches:\s+(\d+)', status).group(1))
+        try:
+            mig = int(re.search(r'se.nr_migrations\s+:\s+(\d+)', open(f'/proc/{pid}/task/{tid}/sched').read()).group(1))
+        except (OSError, AttributeError):
+            mig = 0
+        out[int(tid)] = (comm, cpu, vol + nonvol, mig)
+    return out
+
+def sample(pids):
+    return {pid: threads(pid) for pid in pids}
+
+def diff(a, b):
+    """per group: cpu ticks, switches, summed over nodes"""
+    g = collections.defaultdict(lambda: [0, 0, 0])
+    for pid in b:
+        for tid, (comm, cpu, sw, mig) in b[pid].items():
+            c0, s0, m0 = (a[pid][tid][1], a[pid][tid][2], a[pid][tid][3]) if tid in a.get(pid, {}) and a[pid][tid][0] == comm else (0, 0, 0)
+            g[group(comm)][0] += cpu - c0
+            g[group(comm)][1] += sw - s0
+            g[group(comm)][2] += mig - m0
+    return g
+
+def start(jar, out, nodes=3, extra_jvm=(), extra_flags=()):
+    shutil.rmtree(out, ignore_errors=True); os.makedirs(out)
+    peers = ','.join(f'node-{i}=127.0.0.1:{19090+i}' for i in range(nodes))
+    procs = []
+    for i in range(nodes):
+        cmd = [JAVA, '-Xms1g', '-Xmx1g', '-XX:+UseG1GC', '--enable-native-access=ALL-UNNAMED', *[j.replace('{i}', str(i)) for j in extra_jvm],
+               '-jar', jar, '--node-id', f'node-{i}', '--http-host', '127.0.0.1', '--http-port', str(18080+i),
+               '--grpc-port', str(19090+i), '--data-dir', f'{out}/data/node-{i}', '--peers', peers, *extra_flags]
+        env = {k: v for k, v in os.environ.items() if not k.startswith('KVORUM_')}
+        procs.append(subprocess.Popen(cmd, stdout=open(f'{out}/node-{i}.log', 'w'), stderr=subprocess.STDOUT, env=env))
+    t0 = time.time()
+    for i in range(nodes):
+        while True:
+            try:
+                if urllib.request.urlopen(f'http://127.0.0.1:{18080+i}/v0/status', timeout=1).status == 200: break
+            except Exception: pass
+            if time.time() - t0 > 90: raise SystemExit('not ready')
+            time.sleep(0.2)
+    return procs, time.time() - t0
+
+def wrk(script, rate, secs, nodes, out, tag, conns=8):
+    ps = []
+    for i in range(nodes):
+        ps.append(subprocess.Popen([WRK, '-t1', f'-c{conns}', f'-d{secs}s', f'-R{rate/nodes:.0f}', '-L', '-s', script,
+                                    f'http://127.0.0.1:{18080+i}'], stdout=open(f'{out}/wrk-{tag}-{i}.txt', 'w'), stderr=subprocess.STDOUT))
+    return ps
+
+def pct(out, tag, nodes):
+    res = {}
+    for i in range(nodes):
+        t = open(f'{out}/wrk-{tag}-{i}.txt').read()
+        for p in ('50.000%', '99.000%', '99.900%'):
+            m = re.search(re.escape(p) + r'\s+([\d.]+)(ms|s|us)', t)
+            if m:
+                v = float(m.group(1)) * {'ms': 1, 's': 1000, 'us': 0.001}[m.group(2)]
+                res[p] = max(res.get(p, 0), v)
+        m = re.search(r'Non-2xx or 3xx responses: (\d+)', t)
+        res['errors'] = res.get('errors', 0) + (int(m.group(1)) if m else 0)
+    return res
+
+def report(label, g, secs, reqs):
+    tot = sum(v[0] for v in g.values()) / TICK
+    sw = sum(v[1] for v in g.values())
+    mig = sum(v[2] for v in g.values())
+    line = f'{label}: {secs:.0f}s cores={tot/secs:.3f}'
+    if reqs:
+        line += f' us/req={tot*1e6/reqs:.0f} sw/req={sw/reqs:.2f} migrations/req={mig/reqs:.2f}'
+    else:
+        line += f' switches/s={sw/secs:.0f} migrations/s={mig/secs:.0f}'
+    print(line)
+    for k, v in sorted(g.items(), key=lambda kv: -kv[1][0]):
+        if v[0] == 0 and v[1] == 0: continue
+        cpu = v[0] / TICK
+        print(f'   {k:32s} {cpu*1e6/reqs if reqs else cpu/secs*100:9.1f} {"us/req" if reqs else "%core"}  sw/req={v[1]/reqs if reqs else v[1]/secs:.2f}')
+    sys.stdout.flush()

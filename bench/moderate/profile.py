@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""async-profiler on every node at a moderate rate in steady state (collapsed stacks per node),
+optionally strace -c of node-0 first. ASYNC_PROFILER_LIB: libasyncProfiler.so."""
+import os, sys, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import *
+ap = argparse.ArgumentParser()
+ap.add_argument('--jar', default='node/target/kvorum-node.jar')
+ap.add_argument('--out', default='/tmp/kvorum-moderate')
+ap.add_argument('--rate', type=int, default=1000)
+ap.add_argument('--event', default='cpu')
+ap.add_argument('--opts', default='interval=1ms')
+ap.add_argument('--warm', type=int, default=100)
+ap.add_argument('--secs', type=int, default=60)
+ap.add_argument('--script', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'put.lua'))
+ap.add_argument('--strace', type=int, default=0)
+a = ap.parse_args()
+LIB = os.environ.get('ASYNC_PROFILER_LIB', '/opt/ap/linux-x64/libasyncProfiler.so')
+HERE = os.path.dirname(os.path.abspath(__file__))
+procs, ready = start(a.jar, a.out, extra_jvm=['-XX:+EnableDynamicAgentLoading', '-XX:+UnlockDiagnosticVMOptions', '-XX:+DebugNonSafepoints'])
+pids = [p.pid for p in procs]
+try:
+    ws = wrk(a.script, a.rate, a.warm + a.secs + 5 + a.strace, 3, a.out, 'load')
+    time.sleep(a.warm)
+    if a.strace:
+        st = subprocess.Popen(['strace', '-c', '-f', '-p', str(pids[0]), '-o', f'{a.out}/strace-node0.txt'])
+        time.sleep(a.strace); st.terminate(); st.wait()
+    for pid in pids:
+        subprocess.run([JAVA, '-Djdk.attach.allowAttachSelf', HERE + '/Attach.java', str(pid), LIB, f'start,event={a.event},{a.opts}'])
+    s0 = sample(pids); t0 = time.time()
+    time.sleep(a.secs)
+    s1 = sample(pids); t1 = time.time()
+    for i, pid in enumerate(pids):
+        subprocess.run([JAVA, '-Djdk.attach.allowAttachSelf', HERE + '/Attach.java', str(pid), LIB, f'stop,collapsed,file={a.out}/node{i}-{a.event}.collapsed'])
+    report('profiled window', diff(s0, s1), t1 - t0, a.rate * (t1 - t0))
+    for w in ws: w.wait()
+    print(pct(a.out, 'load', 3))
+finally:
+    for p in procs: p.terminate()
+    for p in procs: p.wait()
