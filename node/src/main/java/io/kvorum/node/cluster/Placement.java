@@ -5,9 +5,12 @@ import io.kvorum.node.core.NodeId;
 import java.util.List;
 
 /**
- * Which nodes hold a key. Contract: deterministic and identical on every node for the same
- * topology; {@code replicas(k, f)} is a prefix of {@code replicas(k, f + 1)}; no node twice.
- * Thread-safe and allocation-light: it runs on every request.
+ * Which nodes hold a key. Contract: deterministic and identical on every node for the same nodes
+ * and zones; {@code replicas(k, f)} is a prefix of {@code replicas(k, f + 1)}; no node twice; the
+ * replicas are spread over zones (SPEC §3): when the nodes span at least {@code f} zones, the
+ * {@code f} replicas are in {@code f} different zones, and with fewer, no zone holds two more of
+ * them than another zone that has nodes left. Thread-safe and allocation-light: it runs on every
+ * request.
  */
 public interface Placement {
   /**
