@@ -2,6 +2,7 @@ package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.cli.admin.NodeZoneCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.config.ConfigException;
@@ -33,7 +34,8 @@ import sun.misc.Signal;
       LocalClusterCommand.class,
       StatusCommand.class,
       DecommissionCommand.class,
-      RemoveCommand.class
+      RemoveCommand.class,
+      NodeZoneCommand.class
     },
     description = {
       "",

@@ -2,6 +2,7 @@ package io.kvorum.node.cluster;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -22,4 +23,12 @@ public interface Placement {
 
   /** The number of nodes placement ranks. */
   int clusterSize();
+
+  /**
+   * The most of one key's {@code from} replicas that can be among {@code nodes}, over all keys
+   * (nodes this placement does not rank are ignored): while it is below {@code from}, every key of
+   * {@code from} copies keeps a replica outside {@code nodes}. Without zones it is the number of
+   * those nodes, at most {@code from}; with zones, the nodes of one zone hold at most its share.
+   */
+  int mostReplicasAmong(Collection<NodeId> nodes, int from);
 }

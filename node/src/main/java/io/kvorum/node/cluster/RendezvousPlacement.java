@@ -143,6 +143,44 @@ public final class RendezvousPlacement implements Placement {
     }
   }
 
+  @Override
+  public int mostReplicasAmong(Collection<NodeId> among, int from) {
+    int[] size = new int[zones];
+    int[] in = new int[zones];
+    for (int i = 0; i < nodes.length; i++) {
+      size[zoneOf[i]]++;
+      if (among.contains(nodes[i])) {
+        in[zoneOf[i]]++;
+      }
+    }
+    // Rounds 0..last-1 are whole; round last takes one more node from some of the zones left.
+    int last = 0;
+    while (last < nodes.length && picked(size, last + 1) < from) {
+      last++;
+    }
+    int partial = from - picked(size, last);
+    int most = 0;
+    int extra = 0;
+    for (int z = 0; z < zones; z++) {
+      int whole = Math.min(size[z], last);
+      // Within a zone, any of its nodes may be among its best for some key.
+      most += Math.min(in[z], whole);
+      if (size[z] > last && in[z] > whole) {
+        extra++;
+      }
+    }
+    return most + Math.min(partial, extra);
+  }
+
+  /** Replicas taken by the first {@code rounds} rounds. */
+  private static int picked(int[] size, int rounds) {
+    int sum = 0;
+    for (int s : size) {
+      sum += Math.min(s, rounds);
+    }
+    return sum;
+  }
+
   /** The number of distinct zones among the nodes (1 when none is named). */
   public int zones() {
     return zones;

@@ -155,4 +155,31 @@ class ZonedPlacementTest {
       }
     }
   }
+
+  @Test
+  void theReplicasAKeyMayHaveAmongSomeNodesBoundWhatEveryKeyHasThere() {
+    Map<NodeId, Zone> zones = nodes("a", "a", "a", "b", "b", "c", "c");
+    RendezvousPlacement placement = RendezvousPlacement.zoned(zones);
+    List<NodeId> ids = List.copyOf(zones.keySet());
+    java.util.Random random = new java.util.Random(24);
+    for (int round = 0; round < 40; round++) {
+      Set<NodeId> lost = new HashSet<>();
+      ids.stream().filter(id -> random.nextInt(3) == 0).forEach(lost::add);
+      for (int from = 1; from <= ids.size(); from++) {
+        int most = 0;
+        for (int i = 0; i < 2_000; i++) {
+          Set<NodeId> there = new HashSet<>(placement.replicas(key(i), from));
+          there.retainAll(lost);
+          most = Math.max(most, there.size());
+        }
+        assertThat(placement.mostReplicasAmong(lost, from))
+            .as("lost %s, from %d", lost, from)
+            .isEqualTo(most);
+      }
+    }
+    Set<NodeId> zoneA = Set.of(NodeId.of("n1"), NodeId.of("n2"), NodeId.of("n3"));
+    assertThat(placement.mostReplicasAmong(zoneA, 3)).isEqualTo(1);
+    assertThat(new RendezvousPlacement(ids).mostReplicasAmong(zoneA, 3)).isEqualTo(3);
+    assertThat(new RendezvousPlacement(ids).mostReplicasAmong(zoneA, 2)).isEqualTo(2);
+  }
 }

@@ -90,14 +90,14 @@ final class ClusterTable {
       member.has("records") ? grouped(member.path("records").asLong()) : UNKNOWN,
       member.has("diskUsedBytes") ? bytes(member.path("diskUsedBytes").asLong()) : UNKNOWN,
       member.has("hintsPending") ? grouped(member.path("hintsPending").asLong()) : UNKNOWN,
-      zone(member.path("zone").asText("")),
+      member.path("zone").asText(""),
       streaming(member.path("streaming"))
     };
   }
 
-  /** A zone's name, or {@code -} for the unnamed one (and from a node that knows no zones). */
+  /** A zone's name, or {@code (none)} for the unnamed one. */
   private static String zone(String name) {
-    return name.isEmpty() ? UNKNOWN : name;
+    return name.isEmpty() ? "(none)" : name;
   }
 
   /** Sent and received records and bytes, whichever moved; "done" once finished. */
