@@ -2,7 +2,6 @@ package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
-import io.kvorum.node.cli.admin.NodeZoneCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.config.ConfigException;

@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * every replica count in the records it has read so far, from any node, tombstones and expired
  * records included. It goes on while fewer than F nodes are lost and fails (504 before the first
  * entry, a cut-off response after) once F nodes are lost. Keys written with a smaller {@code from}
- * than any the range has seen may be missing, if they lived only on lost nodes. With zones the
- * rule counts replicas rather than nodes ({@link Placement#mostReplicasAmong}): a key has at most
- * its zone's share of replicas among the nodes of one zone, so a range goes on with a whole zone
- * lost when F is at most the number of zones, however many nodes that zone had.
+ * than any the range has seen may be missing, if they lived only on lost nodes. With zones the rule
+ * counts replicas rather than nodes ({@link Placement#mostReplicasAmong}): a key has at most its
+ * zone's share of replicas among the nodes of one zone, so a range goes on with a whole zone lost
+ * when F is at most the number of zones, however many nodes that zone had.
  *
  * <p>Thread-safe.
  */
@@ -48,15 +48,11 @@ final class RangeCoverage implements MergingCursor.Coverage {
   }
 
   /**
-   * @param placement the placement of the keys read, whose zones say how many replicas of a key
-   *     the lost nodes may hold; null: one zone, each lost node may hold one
+   * @param placement the placement of the keys read, whose zones say how many replicas of a key the
+   *     lost nodes may hold; null: one zone, each lost node may hold one
    */
   RangeCoverage(
-      KeyRange range,
-      int clusterSize,
-      int defaultFrom,
-      List<NodeId> sources,
-      Placement placement) {
+      KeyRange range, int clusterSize, int defaultFrom, List<NodeId> sources, Placement placement) {
     this.placement = placement;
     this.range = range;
     this.clusterSize = clusterSize;

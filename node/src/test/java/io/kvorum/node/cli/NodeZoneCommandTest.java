@@ -1,10 +1,10 @@
-package io.kvorum.node.cli.admin;
+package io.kvorum.node.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import io.kvorum.node.cli.KvorumNode;
+import io.kvorum.node.cli.admin.ExitCodes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,7 +1,8 @@
-package io.kvorum.node.cli.admin;
+package io.kvorum.node.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.node.cli.admin.ExitCodes;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
