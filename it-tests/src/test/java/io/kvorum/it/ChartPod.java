@@ -386,11 +386,7 @@ final class ChartPod implements AutoCloseable {
         .forEach(
             mount -> {
               String volume = mount.path("name").asText();
-              if (zoneVolume().filter(volume::equals).isPresent()) {
-        binds.add(
-            new Bind(
-                zoneFiles().toString(), new Volume(mount.path("mountPath").asText()), AccessMode.ro));
-      } else if (chart.claimTemplate(volume).isPresent()) {
+              if (chart.claimTemplate(volume).isPresent()) {
                 try {
                   docker.removeVolumeCmd(claimVolume(volume)).exec();
                 } catch (RuntimeException e) {
