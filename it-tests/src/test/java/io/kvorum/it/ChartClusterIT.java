@@ -275,7 +275,9 @@ class ChartClusterIT {
                     .path("nodes")
                     .forEach(
                         m -> zones.add(m.path("id").asText() + " in " + m.path("zone").asText()));
-                assertThat(zones).as("zones as %s sees them", chart.podName(pod)).isEqualTo(expected);
+                assertThat(zones)
+                    .as("zones as %s sees them", chart.podName(pod))
+                    .isEqualTo(expected);
               });
     }
   }

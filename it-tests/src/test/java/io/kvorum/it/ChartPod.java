@@ -38,8 +38,8 @@ import org.testcontainers.containers.Network;
  * filesystem, capabilities, no privilege escalation), memory and CPU limits, emptyDir volumes as
  * tmpfs and the PersistentVolumeClaim as a named volume that outlives the container. The {@code
  * node-zone} init container's work is done for it: its volume holds the zone of the pod's node
- * ({@link #nodeZone}). Its host name
- * is the pod name and its aliases on the network are the pod's DNS names.
+ * ({@link #nodeZone}). Its host name is the pod name and its aliases on the network are the pod's
+ * DNS names.
  *
  * <p>Its HTTP port is published on a fixed host port, so clients keep reaching it when it is
  * deleted and created again, as the StatefulSet controller does with a pod: same name, same claim.
@@ -156,7 +156,9 @@ final class ChartPod implements AutoCloseable {
       if (zoneVolume().filter(volume::equals).isPresent()) {
         binds.add(
             new Bind(
-                zoneFiles().toString(), new Volume(mount.path("mountPath").asText()), AccessMode.ro));
+                zoneFiles().toString(),
+                new Volume(mount.path("mountPath").asText()),
+                AccessMode.ro));
       } else if (chart.claimTemplate(volume).isPresent()) {
         binds.add(new Bind(claimVolume(volume), new Volume(mount.path("mountPath").asText())));
       } else if (secret.isPresent() && secrets.containsKey(secret.get())) {
@@ -225,7 +227,8 @@ final class ChartPod implements AutoCloseable {
       Path dir = Files.createTempDirectory("kvorum-chart-it-zone");
       Files.writeString(dir.resolve("zone"), nodeZone(ordinal));
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-      Files.setPosixFilePermissions(dir.resolve("zone"), PosixFilePermissions.fromString("rw-r--r--"));
+      Files.setPosixFilePermissions(
+          dir.resolve("zone"), PosixFilePermissions.fromString("rw-r--r--"));
       return dir.toAbsolutePath();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

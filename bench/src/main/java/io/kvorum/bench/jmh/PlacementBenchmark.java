@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Rendezvous placement: the replicas of a key for {@code from} = 3 in clusters of 3 and 12 nodes
- * (every request of the coordinator does this once), without zones and with the nodes spread
- * round three zones (SPEC §3).
+ * (every request of the coordinator does this once), without zones and with the nodes spread round
+ * three zones (SPEC §3).
  *
  * <pre>
  * java -jar bench/target/benchmarks.jar PlacementBenchmark

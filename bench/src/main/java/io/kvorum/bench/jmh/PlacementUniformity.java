@@ -51,7 +51,10 @@ public final class PlacementUniformity {
         (node, zone) ->
             line.append(
                 String.format(
-                    Locale.ROOT, " %s%s=%,d", node.value(), zone.named() ? "/" + zone : "",
+                    Locale.ROOT,
+                    " %s%s=%,d",
+                    node.value(),
+                    zone.named() ? "/" + zone : "",
                     held.get(node))));
     System.out.println(line);
     Map<Zone, int[]> perZone = new LinkedHashMap<>();
