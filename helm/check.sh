@@ -215,6 +215,7 @@ derived = {"node-id": "the pod name", "peers": "cluster.initialSize", "http-port
 derived.update({"tls-cert": "tls.mountPath", "tls-key": "tls.mountPath", "tls-ca": "tls.mountPath",
                 "http-tls": "tls.http"})
 derived["auth-tokens"] = "auth (a mounted Secret)"
+derived["zone"] = "zones (the zone label of each pod's node)"
 flags = re.findall(r"^\| `--([a-z-]+)` \| `KVORUM_[A-Z_]+` \|", docs, re.M)
 options = [f for f in flags if f not in derived] + (["log-level"] if "KVORUM_LOG_LEVEL" in docs else [])
 config = yaml.safe_load(values)["config"]

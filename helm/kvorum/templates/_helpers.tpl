@@ -238,3 +238,20 @@ tokens are on without a Secret to read them from.
 {{- end }}
 {{- printf "%s/%s" (trimSuffix "/" .Values.auth.mountPath) .Values.auth.secretKey }}
 {{- end }}
+
+{{/*
+The pods' service account: the one named in serviceAccountName, else, when zones are on (the init
+container needs one to read its node), one the chart creates; empty: the namespace's default.
+*/}}
+{{- define "kvorum.serviceAccountName" -}}
+{{- if .Values.serviceAccountName -}}
+{{- .Values.serviceAccountName -}}
+{{- else if .Values.zones.enabled -}}
+{{- include "kvorum.fullname" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the init container leaves the node's zone for the node. */}}
+{{- define "kvorum.zoneDir" -}}
+/var/run/kvorum/zone
+{{- end -}}

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,8 @@ class ChartClusterIT {
     values.put("jvm.extraOpts", "-XX:+UseSerialGC");
     values.put("config.blockCacheSize", "16MiB");
     values.put("config.writeBufferSize", "8MiB");
+    // Zones, as the production values have it: each pod passes its node's zone as --zone.
+    values.put("zones.enabled", "true");
     // Mutual TLS between the pods, as the production values have it, from an existing Secret.
     values.put("tls.enabled", "true");
     values.put("tls.secretName", TLS_SECRET);
@@ -123,6 +126,7 @@ class ChartClusterIT {
     assertThat(cluster.size()).as("replicas").isEqualTo(3);
     cluster.awaitMembersUp();
     assertEveryPodSeesTheWholeClusterByItsDnsNames();
+    assertEveryPodIsInItsNodesZone();
     assertThePodsTalkMutualTls();
     assertProbesAnswer();
     assertHeapIsSizedFromTheMemoryLimit();
@@ -249,6 +253,32 @@ class ChartClusterIT {
         expected.add(chart.podName(j) + "=" + chart.dnsNames(j).get(0) + ":" + grpc + " up");
       }
       assertThat(members).as("members as %s sees them", chart.podName(i)).isEqualTo(expected);
+    }
+  }
+
+  /** Every pod took its node's zone from the init container's file, and every pod knows it. */
+  private void assertEveryPodIsInItsNodesZone() {
+    List<String> expected = new ArrayList<>();
+    for (int j = 0; j < cluster.size(); j++) {
+      expected.add(chart.podName(j) + " in " + ChartPod.nodeZone(j));
+    }
+    for (int i = 0; i < cluster.size(); i++) {
+      int pod = i;
+      // Each pod is ready once in its zone; the others learn of the last move by gossip.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                List<String> zones = new ArrayList<>();
+                cluster
+                    .clusterView(pod)
+                    .path("nodes")
+                    .forEach(
+                        m -> zones.add(m.path("id").asText() + " in " + m.path("zone").asText()));
+                assertThat(zones)
+                    .as("zones as %s sees them", chart.podName(pod))
+                    .isEqualTo(expected);
+              });
     }
   }
 

@@ -13,9 +13,12 @@ import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.Volume;
 import io.kvorum.api.KvorumClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,8 +36,10 @@ import org.testcontainers.containers.Network;
  * and args, environment (the downward API resolved), ports, the readiness probe as the wait
  * strategy, the startup probe's budget as its timeout, the security context (user, read-only root
  * filesystem, capabilities, no privilege escalation), memory and CPU limits, emptyDir volumes as
- * tmpfs and the PersistentVolumeClaim as a named volume that outlives the container. Its host name
- * is the pod name and its aliases on the network are the pod's DNS names.
+ * tmpfs and the PersistentVolumeClaim as a named volume that outlives the container. The {@code
+ * node-zone} init container's work is done for it: its volume holds the zone of the pod's node
+ * ({@link #nodeZone}). Its host name is the pod name and its aliases on the network are the pod's
+ * DNS names.
  *
  * <p>Its HTTP port is published on a fixed host port, so clients keep reaching it when it is
  * deleted and created again, as the StatefulSet controller does with a pod: same name, same claim.
@@ -97,6 +102,9 @@ final class ChartPod implements AutoCloseable {
     }
     for (JsonNode mount : spec.path("volumeMounts")) {
       String path = mount.path("mountPath").asText();
+      if (zoneVolume().filter(mount.path("name").asText()::equals).isPresent()) {
+        continue; // bound in configure(), as the init container left it
+      }
       emptyDir(mount.path("name").asText())
           .ifPresent(
               sizeLimit ->
@@ -145,7 +153,13 @@ final class ChartPod implements AutoCloseable {
     for (JsonNode mount : spec.path("volumeMounts")) {
       String volume = mount.path("name").asText();
       Optional<String> secret = secretName(volume);
-      if (chart.claimTemplate(volume).isPresent()) {
+      if (zoneVolume().filter(volume::equals).isPresent()) {
+        binds.add(
+            new Bind(
+                zoneFiles().toString(),
+                new Volume(mount.path("mountPath").asText()),
+                AccessMode.ro));
+      } else if (chart.claimTemplate(volume).isPresent()) {
         binds.add(new Bind(claimVolume(volume), new Volume(mount.path("mountPath").asText())));
       } else if (secret.isPresent() && secrets.containsKey(secret.get())) {
         binds.add(
@@ -175,6 +189,50 @@ final class ChartPod implements AutoCloseable {
       return Optional.empty();
     }
     return Optional.of(uid.asText() + (gid.isMissingNode() ? "" : ":" + gid.asText()));
+  }
+
+  /**
+   * The zone of the Kubernetes node this pod runs on: the test's nodes are one per zone, {@code
+   * zone-0} to {@code zone-2}, and pod {@code i} runs on node {@code i mod 3}.
+   */
+  static String nodeZone(int ordinal) {
+    return "zone-" + ordinal % 3;
+  }
+
+  /**
+   * The emptyDir volume the {@code node-zone} init container writes the node's zone into, if the
+   * pod spec has that init container.
+   */
+  private Optional<String> zoneVolume() {
+    for (JsonNode init : chart.podSpec().path("initContainers")) {
+      if ("node-zone".equals(init.path("name").asText())) {
+        for (JsonNode mount : init.path("volumeMounts")) {
+          if (emptyDir(mount.path("name").asText()).isPresent()
+              && !"/tmp".equals(mount.path("mountPath").asText())) {
+            return Optional.of(mount.path("name").asText());
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * What the {@code node-zone} init container leaves in its volume, written here instead: no API
+   * server runs here to ask for the node's labels (the command itself is {@code
+   * NodeZoneCommandTest}'s, against a fake one).
+   */
+  private Path zoneFiles() {
+    try {
+      Path dir = Files.createTempDirectory("kvorum-chart-it-zone");
+      Files.writeString(dir.resolve("zone"), nodeZone(ordinal));
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Files.setPosixFilePermissions(
+          dir.resolve("zone"), PosixFilePermissions.fromString("rw-r--r--"));
+      return dir.toAbsolutePath();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The PersistentVolumeClaim {@code <claim>-<pod>} as a Docker volume. */

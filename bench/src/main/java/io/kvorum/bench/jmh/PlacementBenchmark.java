@@ -1,9 +1,12 @@
 package io.kvorum.bench.jmh;
 
 import io.kvorum.node.cluster.RendezvousPlacement;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,7 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Rendezvous placement: the replicas of a key for {@code from} = 3 in clusters of 3 and 12 nodes
- * (every request of the coordinator does this once).
+ * (every request of the coordinator does this once), without zones and with the nodes spread round
+ * three zones (SPEC §3).
  *
  * <pre>
  * java -jar bench/target/benchmarks.jar PlacementBenchmark
@@ -36,15 +40,21 @@ public class PlacementBenchmark {
   @Param({"3", "12"})
   int nodes;
 
+  /** 1: no node names a zone; 3: node i in zone i mod 3. */
+  @Param({"1", "3"})
+  int zones;
+
   private RendezvousPlacement placement;
   private Key[] keys;
   private int next;
 
   @Setup
   public void setUp() {
-    placement =
-        new RendezvousPlacement(
-            IntStream.range(0, nodes).mapToObj(i -> new NodeId("node-" + i)).toList());
+    Map<NodeId, Zone> each = new LinkedHashMap<>();
+    for (int i = 0; i < nodes; i++) {
+      each.put(new NodeId("node-" + i), zones == 1 ? Zone.NONE : Zone.of("zone-" + i % zones));
+    }
+    placement = RendezvousPlacement.zoned(each);
     keys =
         IntStream.range(0, 1024)
             .mapToObj(i -> Key.utf8(String.format("k%010d", i * 7919L)))

@@ -33,7 +33,8 @@ import sun.misc.Signal;
       LocalClusterCommand.class,
       StatusCommand.class,
       DecommissionCommand.class,
-      RemoveCommand.class
+      RemoveCommand.class,
+      NodeZoneCommand.class
     },
     description = {
       "",

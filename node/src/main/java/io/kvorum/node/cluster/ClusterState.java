@@ -39,7 +39,9 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
   public enum Kind {
     JOIN,
     DECOMMISSION,
-    REMOVE;
+    REMOVE,
+    /** A member's zone changes: records move to the owners the new zone gives them. */
+    MOVE;
 
     public String label() {
       return name().toLowerCase(Locale.ROOT);
@@ -57,21 +59,32 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
    * @param node the node joining, leaving or being removed
    * @param epoch the epoch that started it
    * @param startedMillis when it started, Unix milliseconds
+   * @param zone for a move, the zone the node moves to; {@link Zone#NONE} for the other kinds
    */
-  public record Change(Kind kind, NodeId node, long epoch, long startedMillis) {
+  public record Change(Kind kind, NodeId node, long epoch, long startedMillis, Zone zone) {
     public Change {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(node, "node");
+      Objects.requireNonNull(zone, "zone");
+    }
+
+    /** A change that is not a move. */
+    public Change(Kind kind, NodeId node, long epoch, long startedMillis) {
+      this(kind, node, epoch, startedMillis, Zone.NONE);
     }
 
     /**
      * The change as the HTTP API shows it, in {@code /v0/cluster} and in the problem body of a
-     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}.
+     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}, and
+     * for a move the zone it moves to ({@code "zone": ""} for the unnamed one).
      */
     public Map<String, Object> describe() {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("kind", kind.label());
       view.put("node", node.value());
+      if (kind == Kind.MOVE) {
+        view.put("zone", zone.name());
+      }
       view.put("epoch", epoch);
       view.put("started", Instant.ofEpochMilli(startedMillis).toString());
       return view;
@@ -79,7 +92,8 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
 
     @Override
     public String toString() {
-      return kind.label() + " of " + node + " (epoch " + epoch + ")";
+      String to = kind == Kind.MOVE ? " to zone " + zone : "";
+      return kind.label() + " of " + node + to + " (epoch " + epoch + ")";
     }
   }
 
@@ -135,6 +149,53 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
     return nodes.stream().filter(n -> n.state() != MemberState.LEAVING).map(Node::id).toList();
   }
 
+  /** The zone of each member that owns data now: the zones reads are placed by. */
+  public Map<NodeId, Zone> ownerZones() {
+    Map<NodeId, Zone> zones = new LinkedHashMap<>();
+    for (Node n : nodes) {
+      if (n.state() != MemberState.JOINING) {
+        zones.put(n.id(), n.member().zone());
+      }
+    }
+    return zones;
+  }
+
+  /**
+   * The zone of each member that will own data once the change completes: the zones writes are
+   * placed by as well, a moving member in the zone it moves to.
+   */
+  public Map<NodeId, Zone> targetZones() {
+    Optional<Change> move = change.filter(c -> c.kind() == Kind.MOVE);
+    Map<NodeId, Zone> zones = new LinkedHashMap<>();
+    for (Node n : nodes) {
+      if (n.state() != MemberState.LEAVING) {
+        boolean moving = move.isPresent() && move.get().node().equals(n.id());
+        zones.put(n.id(), moving ? move.get().zone() : n.member().zone());
+      }
+    }
+    return zones;
+  }
+
+  /** Whether any member names a zone. */
+  public boolean zoned() {
+    return nodes.stream().anyMatch(n -> n.member().zone().named());
+  }
+
+  /** This state with {@code id} moving to {@code zone}, in a new epoch. */
+  public ClusterState withMoving(NodeId id, Zone zone, long nowMillis) {
+    requireNoChange();
+    Node moving =
+        node(id).orElseThrow(() -> new IllegalArgumentException("no member '" + id + "'"));
+    if (moving.state() != MemberState.NORMAL) {
+      throw new IllegalArgumentException("member '" + id + "' is " + moving.state().label());
+    }
+    if (moving.member().zone().equals(zone)) {
+      throw new IllegalArgumentException("member '" + id + "' is already in zone " + zone);
+    }
+    return new ClusterState(
+        epoch + 1, nodes, Optional.of(new Change(Kind.MOVE, id, epoch + 1, nowMillis, zone)));
+  }
+
   /** This state with {@code member} joining, in a new epoch. */
   public ClusterState withJoining(Member member, long nowMillis) {
     requireNoChange();
@@ -164,22 +225,26 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
   }
 
   /**
-   * This state with the join in progress aborted, in a new epoch: the joining node is gone and the
-   * members are those before it. Writes during the join needed {@code ack} answers from the owners
-   * besides the joining node's, so the owners hold every acknowledged write without it.
+   * This state with the join or move in progress aborted, in a new epoch: a joining node is gone, a
+   * moving one stays in its old zone, and the members own what they owned before the change. Writes
+   * during the change needed {@code ack} answers from the owners besides the replicas it gains, so
+   * the owners hold every acknowledged write without them.
    */
-  public ClusterState joinAborted() {
-    Change join =
+  public ClusterState changeAborted() {
+    Change aborted =
         change
-            .filter(c -> c.kind() == Kind.JOIN)
-            .orElseThrow(() -> new IllegalStateException("no join in progress"));
-    List<Node> next = nodes.stream().filter(n -> !n.id().equals(join.node())).toList();
+            .filter(c -> c.kind() == Kind.JOIN || c.kind() == Kind.MOVE)
+            .orElseThrow(() -> new IllegalStateException("no join or move in progress"));
+    List<Node> next =
+        aborted.kind() == Kind.MOVE
+            ? nodes
+            : nodes.stream().filter(n -> !n.id().equals(aborted.node())).toList();
     return new ClusterState(epoch + 1, next, Optional.empty());
   }
 
   /**
    * This state once the change in progress completed, in a new epoch: a joining node is normal, a
-   * leaving one is gone.
+   * leaving one is gone, a moving one is in its new zone.
    */
   public ClusterState completed() {
     Change done = change.orElseThrow(() -> new IllegalStateException("no change in progress"));
@@ -187,6 +252,8 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
     for (Node n : nodes) {
       if (!n.id().equals(done.node())) {
         next.add(n);
+      } else if (done.kind() == Kind.MOVE) {
+        next.add(new Node(n.member().inZone(done.zone()), n.state()));
       } else if (done.kind() == Kind.JOIN) {
         next.add(new Node(n.member(), MemberState.NORMAL));
       }

@@ -13,7 +13,13 @@ import java.util.Optional;
 /**
  * A {@link ClusterState} as JSON: what the data directory keeps and what travels between nodes.
  * Fields are only ever added; unknown ones are ignored, so nodes of neighbouring versions
- * understand each other.
+ * understand each other. A member's {@code zone} is written only when named, so a cluster without
+ * zones keeps the exact encoding of the release before zones; and it is written before {@code
+ * state}, so that of two encodings of one epoch that differ only by zones (a node of the previous
+ * release re-encodes a state it read without them), the one with zones sorts last and wins {@link
+ * io.kvorum.node.membership.Membership}'s tie-break. A change of kind {@code move} is one the
+ * previous release cannot read: it refuses that state, so a move waits for every node to be
+ * upgraded (its driver waits for every reachable member to acknowledge the change).
  */
 public final class ClusterStateCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,6 +35,9 @@ public final class ClusterStateCodec {
       m.put("id", n.id().value());
       m.put("host", n.member().host());
       m.put("grpcPort", n.member().grpcPort());
+      if (n.member().zone().named()) {
+        m.put("zone", n.member().zone().name());
+      }
       m.put("state", n.state().label());
     }
     state
@@ -40,6 +49,9 @@ public final class ClusterStateCodec {
               change.put("node", c.node().value());
               change.put("epoch", c.epoch());
               change.put("startedMillis", c.startedMillis());
+              if (c.kind() == ClusterState.Kind.MOVE) {
+                change.put("zone", c.zone().name());
+              }
             });
     try {
       return JSON.writeValueAsBytes(root);
@@ -61,7 +73,8 @@ public final class ClusterStateCodec {
                 new Member(
                     NodeId.of(m.required("id").asText()),
                     m.required("host").asText(),
-                    m.required("grpcPort").asInt()),
+                    m.required("grpcPort").asInt(),
+                    Zone.of(m.path("zone").asText(""))),
                 MemberState.of(m.required("state").asText())));
       }
       Optional<ClusterState.Change> change = Optional.empty();
@@ -73,7 +86,8 @@ public final class ClusterStateCodec {
                     ClusterState.Kind.of(c.required("kind").asText()),
                     NodeId.of(c.required("node").asText()),
                     c.required("epoch").asLong(),
-                    c.path("startedMillis").asLong()));
+                    c.path("startedMillis").asLong(),
+                    Zone.of(c.path("zone").asText(""))));
       }
       return new ClusterState(root.required("epoch").asLong(), nodes, change);
     } catch (IOException | RuntimeException e) {

@@ -4,6 +4,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,7 +14,9 @@ import java.util.Optional;
  * (normal and joining). Reads go to the read set; writes go to both, and need {@code ack} plus one
  * more answer for every target not in the read set (Cassandra's blockFor), so any {@code ack}
  * answers among the read set, and any {@code ack} among the target set, meet every acknowledged
- * write. Without a change in progress both sets are the same. Immutable, thread-safe.
+ * write. Without a change in progress both sets are the same. Both rank by zone (SPEC §3): a member
+ * that moves is in its old zone in the read set and in its new one in the target set, so a move is
+ * a change like a join. Immutable, thread-safe.
  */
 public final class Owners {
   private final ClusterState state;
@@ -30,13 +33,13 @@ public final class Owners {
 
   public Owners(ClusterState state) {
     this.state = state;
-    this.read = new RendezvousPlacement(state.owners());
-    this.target =
-        state.change().isEmpty() ? read : new RendezvousPlacement(nonEmpty(state.targets()));
+    this.read = RendezvousPlacement.zoned(state.ownerZones());
+    this.target = state.change().isEmpty() ? read : RendezvousPlacement.zoned(nonEmpty());
   }
 
-  private List<NodeId> nonEmpty(List<NodeId> nodes) {
-    return nodes.isEmpty() ? state.owners() : nodes;
+  private Map<NodeId, Zone> nonEmpty() {
+    Map<NodeId, Zone> targets = state.targetZones();
+    return targets.isEmpty() ? state.ownerZones() : targets;
   }
 
   public ClusterState state() {

@@ -8,6 +8,7 @@ import static io.kvorum.node.config.FlagValues.text;
 
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.NodeId;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -77,6 +78,16 @@ final class NetworkOptions {
   String join;
 
   @Option(
+      names = "--zone",
+      defaultValue = "${env:KVORUM_ZONE}",
+      paramLabel = "ZONE",
+      description =
+          "The failure domain this node is in (a rack, an availability zone): the replicas of a key"
+              + " go to distinct zones. Changing it moves records, as a join does. Default: none,"
+              + " one unnamed zone.")
+  String zone;
+
+  @Option(
       names = "--advertise-host",
       defaultValue = "${env:KVORUM_ADVERTISE_HOST}",
       paramLabel = "HOST",
@@ -129,7 +140,9 @@ final class NetworkOptions {
 
   NodeConfig.Membership membership() {
     return new NodeConfig.Membership(
-        count("--replication-factor", replicationFactor, false), joinAddress());
+        count("--replication-factor", replicationFactor, false),
+        joinAddress(),
+        parse("--zone", zone == null ? "" : zone.trim(), Zone::of));
   }
 
   Topology topology(NodeId self, int grpc) {

@@ -1,6 +1,7 @@
 package io.kvorum.node.config;
 
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -182,8 +183,9 @@ public record NodeConfig(
    * @param replicationFactor copies of a key when a request does not say: the default {@code from}
    *     is min(replication factor, the number of members that own data)
    * @param join the member a node with an empty data directory asks to admit it, if any
+   * @param zone the failure domain this node is in (SPEC §3); {@link Zone#NONE} when unnamed
    */
-  public record Membership(int replicationFactor, Optional<Address> join) {
+  public record Membership(int replicationFactor, Optional<Address> join, Zone zone) {
     /** The default: three copies. */
     public static final int DEFAULT_REPLICATION_FACTOR = 3;
 
@@ -192,11 +194,17 @@ public record NodeConfig(
         throw new IllegalArgumentException("replication factor must be positive");
       }
       Objects.requireNonNull(join, "join");
+      Objects.requireNonNull(zone, "zone");
     }
 
-    /** Copies of a key, no join: a member of a seeded cluster. */
+    /** Copies of a key, no join, no zone: a member of a seeded cluster. */
     public Membership(int replicationFactor) {
       this(replicationFactor, Optional.empty());
+    }
+
+    /** Copies of a key and a join, no zone. */
+    public Membership(int replicationFactor, Optional<Address> join) {
+      this(replicationFactor, join, Zone.NONE);
     }
   }
 

@@ -56,7 +56,11 @@ public final class RangeCoordinator {
     }
     RangeCoverage coverage =
         new RangeCoverage(
-            range, owners.size(), Math.min(replicationFactor, owners.size()), reading);
+            range,
+            owners.size(),
+            Math.min(replicationFactor, owners.size()),
+            reading,
+            owners.readPlacement());
     down.forEach(coverage::leftOut);
     Optional<RuntimeException> gone = coverage.gone();
     if (gone.isPresent()) {

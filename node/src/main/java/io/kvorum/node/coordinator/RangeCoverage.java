@@ -1,5 +1,6 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -20,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * every replica count in the records it has read so far, from any node, tombstones and expired
  * records included. It goes on while fewer than F nodes are lost and fails (504 before the first
  * entry, a cut-off response after) once F nodes are lost. Keys written with a smaller {@code from}
- * than any the range has seen may be missing, if they lived only on lost nodes.
+ * than any the range has seen may be missing, if they lived only on lost nodes. With zones the rule
+ * counts replicas rather than nodes ({@link Placement#mostReplicasAmong}): a key has at most its
+ * zone's share of replicas among the nodes of one zone, so a range goes on with a whole zone lost
+ * when F is at most the number of zones, however many nodes that zone had.
  *
  * <p>Thread-safe.
  */
@@ -30,6 +34,7 @@ final class RangeCoverage implements MergingCursor.Coverage {
   private final KeyRange range;
   private final int clusterSize;
   private final List<NodeId> sources;
+  private final Placement placement;
   private final ReplicaFailures lost = new ReplicaFailures();
   private int assumedFrom;
 
@@ -39,6 +44,16 @@ final class RangeCoverage implements MergingCursor.Coverage {
    * @param sources the nodes read, by source index
    */
   RangeCoverage(KeyRange range, int clusterSize, int defaultFrom, List<NodeId> sources) {
+    this(range, clusterSize, defaultFrom, sources, null);
+  }
+
+  /**
+   * @param placement the placement of the keys read, whose zones say how many replicas of a key the
+   *     lost nodes may hold; null: one zone, each lost node may hold one
+   */
+  RangeCoverage(
+      KeyRange range, int clusterSize, int defaultFrom, List<NodeId> sources, Placement placement) {
+    this.placement = placement;
     this.range = range;
     this.clusterSize = clusterSize;
     this.assumedFrom = Math.min(defaultFrom, clusterSize);
@@ -54,7 +69,7 @@ final class RangeCoverage implements MergingCursor.Coverage {
   public synchronized void lost(int source, Throwable error) {
     NodeId node = sources.get(source);
     lost.add(node, error);
-    if (lost.count() < assumedFrom) {
+    if (lostReplicas() < assumedFrom) {
       log.warn(
           "range {} lost {} ({}); the {} of {} nodes left hold every key written with from >= {}",
           range,
@@ -66,6 +81,13 @@ final class RangeCoverage implements MergingCursor.Coverage {
     }
   }
 
+  /** The most replicas of one key of {@code from} = F that the lost nodes may hold. */
+  private int lostReplicas() {
+    return placement == null
+        ? lost.count()
+        : placement.mostReplicasAmong(lost.nodes(), Math.min(assumedFrom, placement.clusterSize()));
+  }
+
   @Override
   public synchronized void seen(Record record) {
     if (record.replicas() < assumedFrom) {
@@ -75,7 +97,7 @@ final class RangeCoverage implements MergingCursor.Coverage {
 
   @Override
   public synchronized Optional<RuntimeException> gone() {
-    if (lost.count() < assumedFrom) {
+    if (lostReplicas() < assumedFrom) {
       return Optional.empty();
     }
     return Optional.of(

@@ -32,6 +32,11 @@ final class ReplicaFailures {
     return failures.size();
   }
 
+  /** The replicas that failed. */
+  java.util.Set<NodeId> nodes() {
+    return failures.keySet();
+  }
+
   boolean contains(NodeId node) {
     return failures.containsKey(node);
   }

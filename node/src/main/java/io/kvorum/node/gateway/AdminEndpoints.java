@@ -4,6 +4,7 @@ import io.kvorum.api.KvorumApi;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.StreamFigures;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.NodeView;
 import io.kvorum.node.core.InvalidRequestException;
@@ -71,6 +72,11 @@ final class AdminEndpoints {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("id", node.id());
       view.put("address", node.address());
+      state
+          .node(NodeId.of(node.id()))
+          .map(n -> n.member().zone())
+          .filter(Zone::named)
+          .ifPresent(zone -> view.put("zone", zone.name()));
       view.put("self", node.self());
       MemberState member = state.state(NodeId.of(node.id())).orElse(MemberState.NORMAL);
       view.put("state", member != MemberState.NORMAL ? member.label() : node.up() ? "up" : "down");

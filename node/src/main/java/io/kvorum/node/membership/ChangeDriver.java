@@ -24,12 +24,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Drives the change in progress when this node is responsible for it: the joining node for a join,
- * the leaving node for a decommission, the first reachable member (by id) of those that stay for a
- * removal. Driving is: wait until every reachable member has acknowledged the change's epoch (so
- * every coordinator already writes to old and new owners), stream the records that move ({@link
- * Streamer}), then complete the change in a new epoch. A drive that fails (a source or a
- * destination down) is started again on the next tick and resumes where the stream stopped; so is
- * one interrupted by a crash, once the node is back.
+ * the leaving node for a decommission, the moving node for a move, the first reachable member (by
+ * id) of those that stay for a removal. Driving is: wait until every reachable member has
+ * acknowledged the change's epoch (so every coordinator already writes to old and new owners),
+ * stream the records that move ({@link Streamer}), then complete the change in a new epoch. A drive
+ * that fails (a source or a destination down) is started again on the next tick and resumes where
+ * the stream stopped; so is one interrupted by a crash, once the node is back.
  */
 final class ChangeDriver {
   private static final Logger log = LoggerFactory.getLogger(ChangeDriver.class);
@@ -129,10 +129,10 @@ final class ChangeDriver {
               List.of(self),
               source -> start -> streamer.handoff(owners, null, start, false),
               entry -> gained(owners, entry));
-      case REMOVE ->
+      case REMOVE, MOVE ->
           streamEach(
               change.epoch(),
-              state.owners().stream().filter(source -> !source.equals(change.node())).toList(),
+              state.owners().stream().filter(source -> !source.equals(removed(change))).toList(),
               source ->
                   start ->
                       source.equals(self)
@@ -186,6 +186,11 @@ final class ChangeDriver {
         throw new Streamer.StreamException("a stream did not finish: " + stream.state(), null);
       }
     }
+  }
+
+  /** The node a removal takes away, which cannot stream; none for the other kinds. */
+  private static NodeId removed(ClusterState.Change change) {
+    return change.kind() == ClusterState.Kind.REMOVE ? change.node() : null;
   }
 
   private static List<NodeId> gained(Owners owners, Entry entry) {

@@ -1,6 +1,7 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -19,11 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An operator's requests for a membership change (SPEC §8): this node's decommission, or the
- * removal of a dead member (the abort of its join, if it is the one joining). One change at a time:
- * a request while another change is in progress is refused naming it. Proposals run on the
- * service's "kvorum-membership-io" thread, which writes the state file; the new state is then
- * gossiped to every member.
+ * An operator's requests for a membership change (SPEC §8): this node's decommission, its move to
+ * the zone it was restarted in, or the removal of a dead member (the abort of its join or move, if
+ * it is the one joining or moving). One change at a time: a request while another change is in
+ * progress is refused naming it. Proposals run on the service's "kvorum-membership-io" thread,
+ * which writes the state file; the new state is then gossiped to every member.
  */
 final class ChangeRequests {
   // The lines of the membership service, under its name: operators and tests look for them there.
@@ -62,6 +63,18 @@ final class ChangeRequests {
         s -> s.withLeaving(membership.self(), ClusterState.Kind.DECOMMISSION, now()));
   }
 
+  /**
+   * Starts this node's move to {@code zone} (SPEC §3: a zone change is a membership change).
+   *
+   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress
+   */
+  ClusterState.Change move(Zone zone) {
+    return propose(
+        membership.self(),
+        ClusterState.Kind.MOVE,
+        s -> s.withMoving(membership.self(), zone, now()));
+  }
+
   /** As {@link MembershipService#remove}. */
   ClusterState.Change remove(NodeId node) {
     ClusterState state = membership.state();
@@ -81,8 +94,12 @@ final class ChangeRequests {
           "node '" + node + "' is up: decommission it instead (remove is for dead nodes)",
           Map.of("node", node.value()));
     }
+    // A member that died for good while it joined or moved would hold the cluster in its change.
     Optional<ClusterState.Change> join =
-        state.change().filter(c -> c.kind() == ClusterState.Kind.JOIN && c.node().equals(node));
+        state
+            .change()
+            .filter(c -> c.kind() == ClusterState.Kind.JOIN || c.kind() == ClusterState.Kind.MOVE)
+            .filter(c -> c.node().equals(node));
     if (join.isPresent()) {
       return abort(join.get());
     }
@@ -98,9 +115,9 @@ final class ChangeRequests {
                       membership.propose(
                           s -> {
                             if (s.change().equals(Optional.of(join))) {
-                              return s.joinAborted();
+                              return s.changeAborted();
                             }
-                            // The join completed meanwhile: the node is a member to remove.
+                            // The change completed meanwhile: the node is a member to remove.
                             refuseIfChanging(s);
                             return s.withLeaving(join.node(), ClusterState.Kind.REMOVE, now());
                           }),

@@ -6,6 +6,7 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.cluster.StreamFigures;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -30,9 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * This node's part in membership (SPEC §8): it gossips its cluster state with every member each
  * interval (and answers their gossip), admits joining nodes, starts decommissions and removals one
- * at a time ({@link ChangeRequests}), drives the change it is responsible for ({@link
- * ChangeDriver}), and sweeps the records it no longer owns once a change is complete everywhere
- * ({@link OwnershipSweep}).
+ * at a time ({@link ChangeRequests}), moves itself to the zone it was started in, drives the change
+ * it is responsible for ({@link ChangeDriver}), and sweeps the records it no longer owns once a
+ * change is complete everywhere ({@link OwnershipSweep}).
  *
  * <p>Threads: gossip answers and proposals run on one "kvorum-membership-io" thread (they write the
  * state file); streaming and sweeps on one "kvorum-membership" worker, which may block.
@@ -63,6 +64,9 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   private final OwnershipSweep sweep;
   private final ChangeRequests requests;
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
+  private final CompletableFuture<Void> inZone = new CompletableFuture<>();
+  // The zone this node was started in (--zone); null until the server says.
+  private volatile Zone zone;
   private volatile boolean closed;
   // What changed() saw last: whether this node was a member, and whether it was decommissioning.
   private volatile boolean wasMember;
@@ -127,12 +131,59 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
       driver.left().complete(null);
     }
     wasMember = mine != null;
+    if (zone != null && inZone(state, zone)) {
+      inZone.complete(null);
+    }
     decommissioning =
         state
             .change()
             .filter(c -> c.kind() == ClusterState.Kind.DECOMMISSION)
             .map(c -> c.node().equals(membership.self()))
             .orElse(false);
+  }
+
+  /**
+   * Makes this node a member of {@code wanted}, the zone it was started in: if the cluster state
+   * has it in another, it asks for a move (SPEC §3, §8), again each gossip interval while another
+   * change is in progress, and drives it. The future completes once the cluster state has this node
+   * in {@code wanted}, at once if it already has.
+   */
+  public CompletableFuture<Void> settleZone(Zone wanted) {
+    zone = wanted;
+    if (inZone(membership.state(), wanted)) {
+      inZone.complete(null);
+    }
+    return inZone;
+  }
+
+  private boolean inZone(ClusterState state, Zone wanted) {
+    return state.node(membership.self()).map(n -> n.member().zone().equals(wanted)).orElse(false)
+        && state
+            .change()
+            .filter(c -> c.kind() == ClusterState.Kind.MOVE)
+            .filter(c -> c.node().equals(membership.self()))
+            .isEmpty();
+  }
+
+  private void maybeMove(ClusterState state) {
+    Zone wanted = zone;
+    if (wanted == null
+        || inZone.isDone()
+        || state.change().isPresent()
+        || state.state(membership.self()).orElse(null) != MemberState.NORMAL) {
+      return;
+    }
+    Zone now = state.node(membership.self()).orElseThrow().member().zone();
+    if (now.equals(wanted)) {
+      return;
+    }
+    try {
+      log.info("this node was started in zone {}, the cluster has it in zone {}", wanted, now);
+      requests.move(wanted);
+    } catch (RuntimeException e) {
+      // Another change started meanwhile: the next tick asks again once it is over.
+      log.info("cannot move to zone {} yet: {}", wanted, Failures.rootMessage(e));
+    }
   }
 
   /** Completes once this node is a normal member (at once for a member of a seeded cluster). */
@@ -153,7 +204,8 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
       ClusterState state = membership.state();
       if (state.epoch() > 0) {
         gossipWithAll(state);
-        driver.maybeDrive(state, worker);
+        maybeMove(state);
+        driver.maybeDrive(membership.state(), worker);
         sweep.maybeSweep(state, worker);
       }
     } catch (RuntimeException e) {

@@ -4,6 +4,7 @@ import io.kvorum.node.auth.TokensFile;
 import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.netty.EventLoops;
@@ -158,17 +159,18 @@ public final class KvorumServer implements AutoCloseable {
   }
 
   /**
-   * Starts gossip and, for a new node, its join; ready once caught up, with every reachable peer's
-   * clock measured, and with the clock's versions (resumed from the persisted ceiling after a quick
-   * restart) no further ahead of the wall clock than peers accept.
+   * Starts gossip and, for a new node, its join; ready once caught up, in its zone, with every
+   * reachable peer's clock measured, and with the clock's versions (resumed from the persisted
+   * ceiling after a quick restart) no further ahead of the wall clock than peers accept.
    */
   private CompletableFuture<Void> readiness(NodeStorage storage) {
     // Gossip every second, and the membership change in progress driven to its end.
     replication.changes().start();
     CompletableFuture<Void> joined = replication.changes().joined();
+    Zone zone = config.membership().zone();
     if (storage.clusterState().epoch() == 0) {
       NodeConfig.Address seed = config.membership().join().orElseThrow();
-      Member self = config.topology().member(config.nodeId()).orElseThrow();
+      Member self = config.topology().member(config.nodeId()).orElseThrow().inZone(zone);
       log.info("node {} joins the cluster through {} as {}", config.nodeId(), seed, self);
       joined = replication.changes().join(seed.host(), seed.port(), self);
     }
@@ -180,6 +182,8 @@ public final class KvorumServer implements AutoCloseable {
                 catchUpTimeout,
                 replication.handoff()::welcome),
             joined,
+            // A node started in another zone than the cluster has it in moves first (SPEC §3).
+            replication.changes().settleZone(zone),
             cluster.offsets().measureAll(),
             storage.clock().settled(resources.timers(), catchUpTimeout))
         .thenRun(

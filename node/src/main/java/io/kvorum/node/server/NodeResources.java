@@ -1,5 +1,6 @@
 package io.kvorum.node.server;
 
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.netty.EventLoops;
@@ -53,6 +54,11 @@ public final class NodeResources implements AutoCloseable {
     this.threading = threading;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
+    Zone zone = config.membership().zone();
+    if (zone.named()) {
+      // Only when named: the series of a node without --zone keep their labels.
+      registry.config().commonTags("zone", zone.name());
+    }
   }
 
   /** The node's metrics, every component's and the process's. */

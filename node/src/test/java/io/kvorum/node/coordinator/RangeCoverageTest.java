@@ -2,6 +2,8 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.cluster.RendezvousPlacement;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -157,6 +159,32 @@ class RangeCoverageTest {
     coverage.lost(0, broken);
 
     assertThat(coverage.gone()).get().isSameAs(broken);
+  }
+
+  @Test
+  void withZonesAWholeZoneLostStillLeavesACopyOfEveryKeyWhenFromIsAtMostTheZones() {
+    java.util.Map<NodeId, Zone> zones = new java.util.LinkedHashMap<>();
+    List<NodeId> nine = new ArrayList<>();
+    for (int i = 1; i <= 9; i++) {
+      NodeId id = NodeId.of("n" + i);
+      nine.add(id);
+      zones.put(id, Zone.of("z" + (i - 1) / 3));
+    }
+    RangeCoverage zoned =
+        new RangeCoverage(KeyRange.from(key("a")), 9, 3, nine, RendezvousPlacement.zoned(zones));
+    RangeCoverage blind = new RangeCoverage(KeyRange.from(key("a")), 9, 3, nine);
+    for (int i = 0; i < 3; i++) {
+      zoned.leftOut(nine.get(i), "down");
+      blind.leftOut(nine.get(i), "down");
+    }
+
+    assertThat(zoned.gone()).as("zone z0 (n1-n3) lost, 3 copies in 3 zones").isEmpty();
+    assertThat(blind.gone()).as("3 nodes lost, zones unknown").isPresent();
+
+    zoned.leftOut(nine.get(3), "down");
+    assertThat(zoned.gone()).as("and one node of z1: a key may have lost 2 of 3").isEmpty();
+    zoned.leftOut(nine.get(6), "down");
+    assertThat(zoned.gone()).as("and one node of z2: a key may have lost all 3").isPresent();
   }
 
   // ---- helpers --------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -62,7 +61,8 @@ final class MembershipLoad implements AutoCloseable {
           acknowledged.put(key, value);
           unsure.remove(key);
           writes.incrementAndGet();
-        } catch (KvorumClientException | java.io.UncheckedIOException e) {
+        } catch (RuntimeException e) {
+          // A client error, a lost connection, or a node stopped under the writer: unknown outcome.
           unsure.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet()).add(value);
           failures.incrementAndGet();
         }
@@ -107,10 +107,23 @@ final class MembershipLoad implements AutoCloseable {
 
   /** The keys not stored on exactly their replicas among {@code members} (others are gone). */
   static List<String> misplaced(TestCluster cluster, Set<String> keys, List<NodeId> members) {
-    RendezvousPlacement placement = new RendezvousPlacement(members);
+    return misplaced(cluster, keys, new RendezvousPlacement(members), 3);
+  }
+
+  /**
+   * The keys of {@code from} copies not stored on exactly their replicas under {@code placement}
+   * (nodes it does not rank are gone).
+   */
+  static List<String> misplaced(
+      TestCluster cluster, Set<String> keys, RendezvousPlacement placement, int from) {
+    List<NodeId> members = new ArrayList<>();
+    for (int i = 1; i <= cluster.size(); i++) {
+      members.add(cluster.id(i));
+    }
+    members.retainAll(placement.replicas(Key.utf8("any"), placement.clusterSize()));
     List<String> wrong = new ArrayList<>();
     for (String key : keys) {
-      List<NodeId> owners = placement.replicas(Key.of(key.getBytes(UTF_8)), 3);
+      List<NodeId> owners = placement.replicas(Key.of(key.getBytes(UTF_8)), from);
       for (int i = 1; i <= cluster.size(); i++) {
         NodeId id = cluster.id(i);
         if (!members.contains(id)) {

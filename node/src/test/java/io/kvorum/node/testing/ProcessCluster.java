@@ -20,6 +20,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<String> extraFlags;
   private final NodeProcess[] nodes;
   private final Map<Integer, Map<String, String>> environments = new HashMap<>();
+  private final Map<Integer, List<String>> nodeFlags = new HashMap<>();
 
   public ProcessCluster(Path root, int size, String... extraFlags) {
     this.root = root;
@@ -42,6 +43,12 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public ProcessCluster environment(int i, Map<String, String> environment) {
     environments.put(i, Map.copyOf(environment));
+    return this;
+  }
+
+  /** Node {@code i} runs with these flags too, e.g. {@code --zone a}; set before it starts. */
+  public ProcessCluster flags(int i, String... flags) {
+    nodeFlags.put(i, List.of(flags));
     return this;
   }
 
@@ -76,6 +83,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "--peers",
                 peers));
     args.addAll(extraFlags);
+    args.addAll(nodeFlags.getOrDefault(i, List.of()));
     nodes[i] =
         NodeProcess.launch(
             root.resolve("logs"),

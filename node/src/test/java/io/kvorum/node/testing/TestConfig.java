@@ -1,6 +1,7 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ public final class TestConfig {
   private Path authTokens;
   private int replicationFactor = NodeConfig.Membership.DEFAULT_REPLICATION_FACTOR;
   private NodeConfig.Address join;
+  private Zone zone = Zone.NONE;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -135,6 +137,12 @@ public final class TestConfig {
     return this;
   }
 
+  /** {@code --zone}: the node's failure domain; empty for none. */
+  public TestConfig zone(String name) {
+    this.zone = Zone.of(name);
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -160,6 +168,6 @@ public final class TestConfig {
         new NodeConfig.Repair(repairRate, repairInterval),
         Optional.empty(),
         authTokens,
-        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join)));
+        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join), zone));
   }
 }

@@ -1,6 +1,7 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
 
 /** A real node in this JVM, listening on a free port of 127.0.0.1, with a client for it. */
 public final class TestNode implements AutoCloseable {
-  private final NodeConfig config;
+  private NodeConfig config;
   private final StorageFactory storage;
   private LocalStorage opened;
   private final Interconnect network;
@@ -160,6 +161,33 @@ public final class TestNode implements AutoCloseable {
   /** Starts again after {@link #stop()}, on the same data directory. */
   public void startAgain() {
     boot();
+  }
+
+  /**
+   * Starts again after {@link #stop()}, on the same data directory, with {@code --zone} set to
+   * {@code zone} (empty for none); returns once it serves HTTP, not waiting until it is ready (it
+   * is once the cluster has it in that zone): see {@link #ready()}.
+   */
+  public void launchInZone(String zone) {
+    NodeConfig.Membership m = config.membership();
+    config =
+        new NodeConfig(
+            config.nodeId(),
+            config.topology(),
+            config.http(),
+            config.grpcPort(),
+            config.dataDir(),
+            config.requestTimeout(),
+            config.limits(),
+            config.storage(),
+            config.replication(),
+            config.shutdownGrace(),
+            config.maxClockOffset(),
+            config.repair(),
+            config.tls(),
+            config.authTokens(),
+            new NodeConfig.Membership(m.replicationFactor(), m.join(), Zone.of(zone)));
+    launch();
   }
 
   public boolean running() {

@@ -13,7 +13,7 @@ import java.util.Locale;
  */
 final class ClusterTable {
   private static final String[] HEADERS = {
-    "", "NODE", "STATE", "ADDRESS", "RECORDS", "DISK", "HINTS", "STREAMING"
+    "", "NODE", "STATE", "ADDRESS", "RECORDS", "DISK", "HINTS", "ZONE", "STREAMING"
   };
   private static final String UNKNOWN = "-";
 
@@ -30,6 +30,7 @@ final class ClusterTable {
               + change.path("kind").asText("?")
               + " of "
               + change.path("node").asText("?")
+              + (change.has("zone") ? " to zone " + zone(change.path("zone").asText()) : "")
               + (change.has("epoch") ? " (epoch " + change.path("epoch").asLong() + ")" : "")
               + (change.has("started") ? ", started " + change.path("started").asText() : ""));
     }
@@ -51,7 +52,8 @@ final class ClusterTable {
     lines.add("");
     lines.add(
         "* the node that answered. RECORDS (approximate, tombstones included) and DISK as each"
-            + " node last reported them; HINTS: writes the answering node holds for that node.");
+            + " node last reported them; HINTS: writes the answering node holds for that node;"
+            + " ZONE: its failure domain (--zone).");
     lines.addAll(notes);
     if (cluster.hasNonNull("writesRefused")) {
       lines.add(
@@ -88,8 +90,14 @@ final class ClusterTable {
       member.has("records") ? grouped(member.path("records").asLong()) : UNKNOWN,
       member.has("diskUsedBytes") ? bytes(member.path("diskUsedBytes").asLong()) : UNKNOWN,
       member.has("hintsPending") ? grouped(member.path("hintsPending").asLong()) : UNKNOWN,
+      member.path("zone").asText(""),
       streaming(member.path("streaming"))
     };
+  }
+
+  /** A zone's name, or {@code (none)} for the unnamed one. */
+  private static String zone(String name) {
+    return name.isEmpty() ? "(none)" : name;
   }
 
   /** Sent and received records and bytes, whichever moved; "done" once finished. */

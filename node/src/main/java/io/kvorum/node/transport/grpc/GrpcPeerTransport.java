@@ -194,6 +194,7 @@ public final class GrpcPeerTransport implements PeerTransport {
                 .setNodeId(member.id().value())
                 .setHost(member.host())
                 .setGrpcPort(member.grpcPort())
+                .setZone(member.zone().name())
                 .build(),
             answer);
     // Closing waits for the channel to terminate: not on the event loop that completed the call.

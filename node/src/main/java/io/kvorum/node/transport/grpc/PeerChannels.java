@@ -76,7 +76,9 @@ final class PeerChannels implements AutoCloseable {
     }
     for (NodeId gone : List.copyOf(addresses.keySet())) {
       Member now = wanted.get(gone);
-      if (now == null || !now.equals(addresses.get(gone))) {
+      Member was = addresses.get(gone);
+      // A member's zone is no part of its address: a move keeps its channels and calls.
+      if (now == null || !now.host().equals(was.host()) || now.grpcPort() != was.grpcPort()) {
         addresses.remove(gone);
         List<PeerChannel> channels = peers.remove(gone);
         if (channels != null) {

@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -268,7 +269,11 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     try {
       answer =
           service.join(
-              new Member(NodeId.of(request.getNodeId()), request.getHost(), request.getGrpcPort()));
+              new Member(
+                  NodeId.of(request.getNodeId()),
+                  request.getHost(),
+                  request.getGrpcPort(),
+                  Zone.of(request.getZone())));
     } catch (IllegalArgumentException e) {
       answer = CompletableFuture.failedFuture(new InvalidRequestException("join", e.getMessage()));
     } catch (RuntimeException e) {

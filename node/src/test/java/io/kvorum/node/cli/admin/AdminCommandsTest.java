@@ -80,6 +80,34 @@ class AdminCommandsTest {
   }
 
   @Test
+  void statusShowsEachMembersZoneAndAMoveInProgress() throws IOException {
+    int port =
+        fakeNode(
+            "/v0/cluster",
+            200,
+            """
+            {"node":"n1","ready":true,"epoch":9,
+             "change":{"kind":"move","node":"n2","zone":"eu-1b","epoch":9,
+                       "started":"2026-11-26T06:40:00Z"},
+             "nodes":[
+              {"id":"n1","address":"h1:9090","zone":"eu-1a","self":true,"state":"up",
+               "hintsPending":0},
+              {"id":"n2","address":"h2:9090","self":false,"state":"up","hintsPending":0}]}
+            """);
+
+    Run run = run("status", "--port", String.valueOf(port));
+
+    assertThat(run.exit()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(1))
+        .isEqualTo(
+            "Change in progress: move of n2 to zone eu-1b (epoch 9), started 2026-11-26T06:40:00Z");
+    assertThat(lines).anySatisfy(l -> assertThat(l).matches(" +NODE +STATE .* +ZONE +STREAMING"));
+    assertThat(row(lines, "n1")).endsWith(" eu-1a");
+    assertThat(row(lines, "n2")).doesNotContain("eu-1");
+  }
+
+  @Test
   void statusOfANodeOfAnEarlierVersionShowsWhatItDoesNotReportAsUnknown() throws IOException {
     int port =
         fakeNode(
