@@ -41,9 +41,7 @@ import sun.misc.Signal;
     description = {
       "",
       "Nodes are node-0, node-1, ... on 127.0.0.1; any other flag given here (e.g."
-          + " --request-timeout 2s) is passed to every node. Unless --io-threads is given, the"
-          + " nodes share the cores out: each gets cores / nodes event loops, at least one."
-          + " Ctrl-C stops them all.",
+          + " --request-timeout 2s) is passed to every node. Ctrl-C stops them all.",
       ""
     })
 final class LocalClusterCommand implements Callable<Integer> {
@@ -150,17 +148,6 @@ final class LocalClusterCommand implements Callable<Integer> {
     return String.join(",", peers);
   }
 
-  /**
-   * The event loops of each node when {@code nodes} share this machine's {@code cores} and {@code
-   * flags} do not choose: the cores shared out, at least one. A node alone on a machine takes one
-   * loop per core; three nodes on two cores that did the same would run six loops on two cores, and
-   * at a moderate rate every extra thread woken costs CPU (docs/performance.md, issue 23).
-   */
-  static List<String> ioThreads(int nodes, int cores, List<String> flags) {
-    boolean chosen = flags.stream().anyMatch(flag -> flag.startsWith("--io-threads"));
-    return chosen ? List.of() : List.of("--io-threads", String.valueOf(Math.max(1, cores / nodes)));
-  }
-
   private Process launch(int i, String peers) {
     List<String> command = new ArrayList<>(javaCommand());
     command.addAll(
@@ -177,7 +164,6 @@ final class LocalClusterCommand implements Callable<Integer> {
             dataDir.resolve("node-" + i).toString(),
             "--peers",
             peers));
-    command.addAll(ioThreads(nodes, Runtime.getRuntime().availableProcessors(), nodeFlags));
     command.addAll(nodeFlags);
     try {
       ProcessBuilder builder = new ProcessBuilder(command);

@@ -23,13 +23,4 @@ class LocalClusterCommandTest {
     assertThat(command).containsOnlyOnce("--enable-native-access=ALL-UNNAMED");
     assertThat(command.getLast()).isEqualTo(KvorumNode.class.getName());
   }
-
-  @Test
-  void nodesSharingTheMachineShareItsCoresOutUnlessTheFlagsChoose() {
-    assertThat(LocalClusterCommand.ioThreads(3, 2, List.of())).containsExactly("--io-threads", "1");
-    assertThat(LocalClusterCommand.ioThreads(3, 8, List.of("--request-timeout", "2s")))
-        .containsExactly("--io-threads", "2");
-    assertThat(LocalClusterCommand.ioThreads(1, 4, List.of())).containsExactly("--io-threads", "4");
-    assertThat(LocalClusterCommand.ioThreads(3, 2, List.of("--io-threads=4"))).isEmpty();
-  }
 }
