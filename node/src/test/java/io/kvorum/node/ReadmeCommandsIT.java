@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -126,9 +127,18 @@ class ReadmeCommandsIT {
       assertThat(nodes).allSatisfy(node -> assertThat(processGroup(node)).isEqualTo(group));
       assertThat(signal("INT", group)).as("kill -s INT -- -%d", group).isZero();
 
-      Awaitility.await("every process of the command stopped")
-          .atMost(STOP)
-          .until(() -> !shell.isAlive() && processes.stream().noneMatch(ProcessHandle::isAlive));
+      try {
+        Awaitility.await("every process of the command stopped")
+            .atMost(STOP)
+            .until(() -> !shell.isAlive() && processes.stream().noneMatch(ProcessHandle::isAlive));
+      } catch (ConditionTimeoutException e) {
+        fail(
+            "not every process of the command stopped within %s of Ctrl-C; still running:%n%s%n"
+                + "the command printed:%n%s",
+            STOP,
+            describe(shell.isAlive(), processes),
+            RepositoryScripts.tail(log, 80));
+      }
       assertThat(IntStream.of(PORTS).filter(ReadmeCommandsIT::inUse))
           .as("ports still open")
           .isEmpty();
@@ -138,6 +148,22 @@ class ReadmeCommandsIT {
     } finally {
       signal("KILL", group); // whatever is left of the group, even if the shell is gone
     }
+  }
+
+  /** The processes of {@code processes} still alive, a line each: pid, parent, command line. */
+  private static String describe(boolean shellAlive, List<ProcessHandle> processes) {
+    StringBuilder alive = new StringBuilder(shellAlive ? "  the shell itself\n" : "");
+    for (ProcessHandle process : processes) {
+      if (process.isAlive()) {
+        alive.append(
+            String.format(
+                "  %d (parent %s): %s%n",
+                process.pid(),
+                process.parent().map(p -> String.valueOf(p.pid())).orElse("?"),
+                process.info().commandLine().orElse("?")));
+      }
+    }
+    return alive.toString();
   }
 
   private static void assertRunning(Process shell, Path log) {
