@@ -89,6 +89,7 @@ final class Plots {
             .xAxisTitle("seconds from the start of the load")
             .yAxisTitle("CPU µs per request")
             .build();
+    chart.getStyler().setYAxisMin(0.0);
     List<Double> start = new ArrayList<>();
     List<Double> node = new ArrayList<>();
     List<Double> jit = new ArrayList<>();

@@ -15,6 +15,12 @@ class ThreadPoolsTest {
   }
 
   @Test
+  void aNameCutAfterItsSeparatorLosesTheSeparator() {
+    assertThat(ThreadPools.pool("kvorum-storage-")).isEqualTo("kvorum-storage");
+    assertThat(ThreadPools.pool("kvorum-storage-1")).isEqualTo("kvorum-storage");
+  }
+
+  @Test
   void namesWithoutANumberStayAsTheyAre() {
     assertThat(ThreadPools.pool("rocksdb:high")).isEqualTo("rocksdb:high");
     assertThat(ThreadPools.pool("grpc-default-ex")).isEqualTo("grpc-default-ex");
@@ -37,5 +43,6 @@ class ThreadPoolsTest {
   void aNameThatIsOnlyANumberIsKept() {
     assertThat(ThreadPools.pool("42")).isEqualTo("42");
     assertThat(ThreadPools.pool(" ")).isEqualTo("?");
+    assertThat(ThreadPools.pool("--")).isEqualTo("--");
   }
 }
