@@ -26,6 +26,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -105,28 +106,7 @@ public final class BenchCommand implements Callable<Integer> {
               + " 1000,4000,12000.")
   List<Integer> holdRates = List.of();
 
-  @Option(
-      names = "--idle-window",
-      description =
-          "How long the idle phase measures the nodes without requests, just after start and once"
-              + " warm (default: 30s).")
-  Duration idleWindow = Duration.ofSeconds(30);
-
-  @Option(
-      names = "--warmup-rate",
-      description =
-          "Rate (PUT, req/s) the warmup phase holds from a cold start (default: ${DEFAULT-VALUE}).")
-  int warmUpRate = 1000;
-
-  @Option(
-      names = "--warmup-duration",
-      description = "How long the warmup phase holds its rate (default: 180s).")
-  Duration warmUpDuration = Duration.ofSeconds(180);
-
-  @Option(
-      names = "--warmup-window",
-      description = "Length of each point of the warm-up curve (default: 10s).")
-  Duration warmUpWindow = Duration.ofSeconds(10);
+  @Mixin StartupOptions startup = new StartupOptions();
 
   @Option(
       names = "--range-span",
@@ -360,7 +340,7 @@ public final class BenchCommand implements Callable<Integer> {
     }
     try {
       jars();
-      startupPlan = new StartupPlan(idleWindow, warmUpRate, warmUpDuration, warmUpWindow);
+      startupPlan = startup.plan();
       return new Plan(
           rates,
           rangeRates,
@@ -417,31 +397,7 @@ public final class BenchCommand implements Callable<Integer> {
             settle.toSeconds(),
             settleMax.toSeconds(),
             dir)
-        + startupSetup();
-  }
-
-  /** What the idle and warmup phases do, when listed. */
-  private String startupSetup() {
-    StringBuilder md = new StringBuilder();
-    if (phases.contains("idle")) {
-      md.append(
-          String.format(
-              Locale.ROOT,
-              " **idle**: the nodes' CPU over %d s without requests, just after the cluster is"
-                  + " ready and again once warm (after the other phases and a settle pause).",
-              idleWindow.toSeconds()));
-    }
-    if (phases.contains("warmup")) {
-      md.append(
-          String.format(
-              Locale.ROOT,
-              " **warmup**: before the preload, on the fresh cluster, PUT at %,d/s for %d s,"
-                  + " measured in windows of %d s.",
-              warmUpRate,
-              warmUpDuration.toSeconds(),
-              warmUpWindow.toSeconds()));
-    }
-    return md.toString();
+        + startup.describe(phases);
   }
 
   /**
