@@ -3,6 +3,7 @@ package io.kvorum.bench;
 import io.kvorum.bench.load.LoadGenerator;
 import io.kvorum.bench.load.OpenLoopGenerator;
 import io.kvorum.bench.load.Workload;
+import io.kvorum.bench.report.CostHeadline;
 import io.kvorum.bench.report.Headline;
 import io.kvorum.bench.report.JarResults;
 import io.kvorum.bench.report.Report;
@@ -22,8 +23,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -43,9 +46,12 @@ import picocli.CommandLine.Option;
     })
 public final class BenchCommand implements Callable<Integer> {
   private static final PrintStream OUT = System.out;
-  private static final List<String> SWEPT = List.of("put", "get", "mixed", "range");
+
+  /** The phases run at a rate (swept or held), which the profile can repeat. */
+  static final List<String> LOAD_PHASES = List.of("put", "get", "mixed", "range");
+
   private static final List<String> PHASES =
-      List.of("put", "get", "mixed", "range", "saturation", "scan");
+      List.of("idle", "warmup", "put", "get", "mixed", "range", "saturation", "scan");
 
   @Option(names = "--nodes", description = "Cluster size (default: ${DEFAULT-VALUE}).")
   int nodes = 3;
@@ -66,8 +72,9 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--phases",
       split = ",",
       description =
-          "Phases to run, in this order, of put,get,mixed,range,saturation,scan"
-              + " (default: all; the scan runs after the others).")
+          "Phases to run, in this order, of idle,warmup,put,get,mixed,range,saturation,scan"
+              + " (default: all; idle measures just after start and again at the end, warmup"
+              + " runs first, before the preload, and the scan after the others).")
   List<String> phases = PHASES;
 
   @Option(
@@ -89,6 +96,17 @@ public final class BenchCommand implements Callable<Integer> {
           "Instead of sweeping, hold each load phase at this rate (req/s) for --duration and give"
               + " the verdict, e.g. --hold-rate 20000 --duration 60s.")
   Integer holdRate;
+
+  @Option(
+      names = "--hold-rates",
+      split = ",",
+      description =
+          "Instead of sweeping, hold each load phase at each of these rates (req/s) in turn, each"
+              + " after a warm-up and a settle pause, for --duration, e.g. --hold-rates"
+              + " 1000,4000,12000.")
+  List<Integer> holdRates = List.of();
+
+  @Mixin StartupOptions startup = new StartupOptions();
 
   @Option(
       names = "--range-span",
@@ -235,6 +253,7 @@ public final class BenchCommand implements Callable<Integer> {
   String commandLine;
 
   private Path wrk2;
+  private StartupPlan startupPlan;
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
@@ -281,20 +300,25 @@ public final class BenchCommand implements Callable<Integer> {
             + (results.size() > 1 ? " for each jar" : "")
             + " (the last run tried when none held) and the saturation run, with what each"
             + " cost:\n\n"
-            + Headline.comparison(results));
+            + Headline.comparison(results, plan.p99LimitMillis())
+            + (CostHeadline.applies(results)
+                ? "\n### The cost at the rates clusters run (issue 23)\n\n"
+                    + CostHeadline.table(results, nginx, plan.p99LimitMillis())
+                : ""));
     report.write();
     OUT.printf("report: %s%n", dir.resolve("report.md"));
     return 0;
   }
 
-  private Plan validate() {
+  /** The options checked together; the plans of the run. */
+  Plan validate() {
     CommandLine cli = new CommandLine(this);
     for (String phase : phases) {
       if (!PHASES.contains(phase)) {
         throw new CommandLine.ParameterException(cli, "unknown phase: " + phase);
       }
     }
-    if (!profile.equals("none") && !SWEPT.contains(profile)) {
+    if (!profile.equals("none") && !LOAD_PHASES.contains(profile)) {
       throw new CommandLine.ParameterException(cli, "--profile: not a load phase: " + profile);
     }
     switch (generatorKind) {
@@ -310,12 +334,17 @@ public final class BenchCommand implements Callable<Integer> {
           throw new CommandLine.ParameterException(
               cli, "--generator: builtin or wrk2, not " + generatorKind);
     }
+    if (holdRate != null && !holdRates.isEmpty()) {
+      throw new CommandLine.ParameterException(
+          cli, "--hold-rate and --hold-rates: give one (--hold-rate N is --hold-rates N)");
+    }
     try {
       jars();
+      startupPlan = startup.plan();
       return new Plan(
           rates,
           rangeRates,
-          holdRate,
+          holdRate != null ? List.of(holdRate) : holdRates,
           warmUp,
           step,
           duration,
@@ -335,11 +364,13 @@ public final class BenchCommand implements Callable<Integer> {
             ? Wrk2Generator.describe(wrk2, connections, nodes)
             : OpenLoopGenerator.describe(connections, nodes);
     String runs =
-        plan.holdRate() != null
+        plan.holds()
             ? String.format(
                 Locale.ROOT,
-                "each phase held at %,d req/s for %d s",
-                plan.holdRate(),
+                "each phase held at %s req/s in turn, %d s each",
+                plan.holdRates().stream()
+                    .map(r -> String.format(Locale.ROOT, "%,d", r))
+                    .collect(Collectors.joining(", ")),
                 duration.toSeconds())
             : String.format(
                 Locale.ROOT,
@@ -347,25 +378,26 @@ public final class BenchCommand implements Callable<Integer> {
                 step.toSeconds(),
                 duration.toSeconds());
     return String.format(
-        Locale.ROOT,
-        "**Setup**: %d node(s) on 127.0.0.1, %,d keys of %d bytes, ack=%d from=%d; load from %s;"
-            + " %s; a rate passes with p99 ≤ %s ms, no errors and at least 98%% of the rate"
-            + " delivered. Before a phase's measured runs and before a held run the runner waits"
-            + " %d s, then until RocksDB is quiet (at most %d s in all). Every node logs its GC to"
-            + " `gc-node-<i>.log`. CPU per request: the nodes' (and all processes', the"
-            + " generator's included) CPU time over the run divided by the answers; context"
-            + " switches: the nodes' threads', likewise. Results in `%s`.",
-        nodes,
-        keys,
-        valueSize,
-        workload.ack(),
-        workload.from(),
-        load,
-        runs,
-        plan.p99LimitMillis(),
-        settle.toSeconds(),
-        settleMax.toSeconds(),
-        dir);
+            Locale.ROOT,
+            "**Setup**: %d node(s) on 127.0.0.1, %,d keys of %d bytes, ack=%d from=%d; load from %s;"
+                + " %s; a rate passes with p99 ≤ %s ms, no errors and at least 98%% of the rate"
+                + " delivered. Before a phase's measured runs and before a held run the runner waits"
+                + " %d s, then until RocksDB is quiet (at most %d s in all). Every node logs its GC to"
+                + " `gc-node-<i>.log`. CPU per request: the nodes' (and all processes', the"
+                + " generator's included) CPU time over the run divided by the answers; context"
+                + " switches: the nodes' threads', likewise. Results in `%s`.",
+            nodes,
+            keys,
+            valueSize,
+            workload.ack(),
+            workload.from(),
+            load,
+            runs,
+            plan.p99LimitMillis(),
+            settle.toSeconds(),
+            settleMax.toSeconds(),
+            dir)
+        + startup.describe(phases);
   }
 
   /**
@@ -436,6 +468,11 @@ public final class BenchCommand implements Callable<Integer> {
     return wrk2 != null
         ? Wrk2Generator.create(wrk2, dir, workload, targets, connections)
         : new OpenLoopGenerator(targets, workload, connections);
+  }
+
+  /** The idle and warm-up phases' plan, once {@link #validate} has run. */
+  StartupPlan startupPlan() {
+    return startupPlan;
   }
 
   boolean wrk2() {

@@ -9,12 +9,14 @@ import io.kvorum.bench.load.Request;
 import io.kvorum.bench.load.Workload;
 import io.kvorum.bench.measure.ProcFs;
 import io.kvorum.bench.measure.UsageMeter;
+import io.kvorum.bench.report.IdleCpu;
 import io.kvorum.bench.report.JarResults;
 import io.kvorum.bench.report.Report;
 import io.kvorum.bench.report.Run;
 import io.kvorum.bench.report.ScanResult;
 import io.kvorum.bench.report.Sweep;
 import io.kvorum.bench.report.Table;
+import io.kvorum.bench.report.WarmUpCurve;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -31,9 +33,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Every phase of a run against one node jar: starts the cluster from the jar, preloads it, runs the
- * load phases, the saturation run, the scan and the profile, adds them to the report, and stops the
- * cluster (deleting its data).
+ * Every phase of a run against one node jar: starts the cluster from the jar, measures it idle and
+ * its warm-up from a cold start, preloads it, runs the load phases, the saturation run and the
+ * scan, measures it idle once warm, profiles it, adds them to the report, and stops the cluster
+ * (deleting its data).
  */
 final class JarBench {
   private static final PrintStream OUT = System.out;
@@ -85,6 +88,8 @@ final class JarBench {
       report.text("The nodes of " + label + " had the flags `" + String.join(" ", own) + "`.");
     }
     List<Sweep> sweeps = new ArrayList<>();
+    List<IdleCpu> idle = new ArrayList<>();
+    WarmUpCurve warmUp = null;
     Run preload;
     Run saturation = null;
     try (BenchCluster cluster =
@@ -94,17 +99,26 @@ final class JarBench {
       for (int i = 0; i < cluster.size(); i++) {
         gcLogs.add(cluster.gcLog(i));
       }
-      Measurer measurer =
-          new Measurer(
-              new UsageMeter(ProcFs.system(), cluster.pids(), ProcessHandle.current().pid()),
-              gcLogs);
-      preload = preload(cluster, measurer);
+      UsageMeter meter =
+          new UsageMeter(ProcFs.system(), cluster.pids(), ProcessHandle.current().pid());
+      Measurer measurer = new Measurer(meter, gcLogs);
+      StartupPhases startup = new StartupPhases(command.startupPlan(), meter, measurer);
+      if (command.phases.contains("idle")) {
+        idle.add(startup.idle(IdleCpu.JUST_STARTED));
+        report.idle(heading("idle, " + IdleCpu.JUST_STARTED), idle.get(0), List.of());
+      }
       try (LoadGenerator generator = command.generator(dir, workload, cluster.httpAddresses())) {
+        if (command.phases.contains("warmup")) {
+          // Before the preload: a fresh cluster whose JIT has seen no load.
+          warmUp = startup.warmUp(generator);
+          report.warmUp(heading("warm-up from a cold start"), warmUp, plan.p99LimitMillis());
+        }
+        preload = preload(cluster, measurer);
         PhaseRunner runner = new PhaseRunner(generator, measurer, cluster.settler(), plan);
         for (String phase : command.phases) {
           if (phase.equals("saturation")) {
             saturation = saturation(runner);
-          } else if (!phase.equals("scan")) {
+          } else if (BenchCommand.LOAD_PHASES.contains(phase)) {
             Sweep sweep = runner.run(phase);
             sweeps.add(sweep);
             report.sweep(heading(phase), sweep, plan.p99LimitMillis());
@@ -115,13 +129,20 @@ final class JarBench {
           runner.settle("before the scan", new ArrayList<>());
           scan(cluster);
         }
+        if (command.phases.contains("idle")) {
+          List<String> notes = new ArrayList<>();
+          runner.settle("before measuring idle once warm", notes);
+          IdleCpu warm = startup.idle(IdleCpu.ONCE_WARM);
+          idle.add(warm);
+          report.idle(heading("idle, " + IdleCpu.ONCE_WARM), warm, notes);
+        }
         if (!command.profile.equals("none")) {
           profile(runner, generator, cluster, sweeps);
         }
       }
     }
     deleteTree(dir.resolve("data"));
-    return new JarResults(label, jar, preload, sweeps, saturation);
+    return new JarResults(label, jar, preload, sweeps, saturation, idle, warmUp);
   }
 
   private Run preload(BenchCluster cluster, Measurer measurer) {
@@ -250,7 +271,10 @@ final class JarBench {
       return;
     }
     // The best rate that held; when none did, the first one tried, to show what stands in the way.
-    Run basis = target.sustained() != null ? target.sustained() : target.steps().get(0);
+    Run basis =
+        target.sustained() != null
+            ? target.sustained()
+            : !target.holds().isEmpty() ? target.holds().get(0) : target.steps().get(0);
     double rate = basis.load().requestedRate();
     Profiler profiler = Profiler.unpack();
     long pid = cluster.pid(0);

@@ -48,30 +48,19 @@ final class PhaseRunner {
   }
 
   /**
-   * The phase as the plan says: held at the hold rate, or swept through its rates and the best
-   * passing rate (or, failing that, the one below it) held for the duration.
+   * The phase as the plan says: held at each hold rate in turn, or swept through its rates and the
+   * best passing rate (or, failing that, the one below it) held for the duration.
    */
   Sweep run(String phase) throws InterruptedException {
     OUT.printf("%n== %s ==%n", phase);
     List<String> notes = new ArrayList<>();
-    int first = plan.holdRate() != null ? plan.holdRate() : plan.ratesOf(phase).get(0);
-    if (!plan.warmUp().isZero()) {
-      generator.atRate(phase + " warm-up", phase, first, plan.warmUp());
-      notes.add(
-          String.format(
-              Locale.ROOT,
-              "warm-up (not measured): %d s at %,d/s",
-              plan.warmUp().toSeconds(),
-              first));
+    if (plan.holds()) {
+      return hold(phase, notes);
     }
+    int first = plan.ratesOf(phase).get(0);
+    warmUp(phase, first, notes);
     settle("before the measured runs", notes);
     OUT.print(Table.header());
-    if (plan.holdRate() != null) {
-      Run held = atRate(heldName(phase, first), phase, first, plan.duration(), "held");
-      return Table.passes(held.load(), plan.p99LimitMillis())
-          ? new Sweep(phase, List.of(), held, notes)
-          : new Sweep(phase, List.of(held), null, notes);
-    }
     List<Run> steps = new ArrayList<>();
     List<Integer> passed = new ArrayList<>();
     for (int rate : plan.ratesOf(phase)) {
@@ -92,6 +81,41 @@ final class PhaseRunner {
       steps.add(held);
     }
     return new Sweep(phase, steps, null, notes);
+  }
+
+  /**
+   * Each hold rate in turn: a warm-up at the rate, a settle pause, then a run of the plan's
+   * duration at exactly that rate with its verdict. The phase is held at the highest rate that
+   * passed.
+   */
+  private Sweep hold(String phase, List<String> notes) throws InterruptedException {
+    List<Run> holds = new ArrayList<>();
+    Run best = null;
+    for (int rate : plan.holdRates()) {
+      warmUp(phase, rate, notes);
+      settle("before holding " + rate + "/s", notes);
+      OUT.print(Table.header());
+      Run held = atRate(heldName(phase, rate), phase, rate, plan.duration(), "held");
+      holds.add(held);
+      if (Table.passes(held.load(), plan.p99LimitMillis())
+          && (best == null || best.load().requestedRate() < rate)) {
+        best = held;
+      }
+    }
+    return new Sweep(phase, List.of(), best, holds, notes);
+  }
+
+  /** The unmeasured run at a phase's first rate, if the plan has one. */
+  private void warmUp(String phase, int rate, List<String> notes) {
+    if (!plan.warmUp().isZero()) {
+      generator.atRate(phase + " warm-up", phase, rate, plan.warmUp());
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "warm-up (not measured): %d s at %,d/s",
+              plan.warmUp().toSeconds(),
+              rate));
+    }
   }
 
   /** Writes as fast as the cluster answers, for the CPU per write at saturation. */

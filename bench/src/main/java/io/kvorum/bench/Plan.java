@@ -8,7 +8,7 @@ import java.util.List;
  *
  * @param rates the rates the put, get and mixed sweeps step through
  * @param rangeRates the rates of the range sweep
- * @param holdRate the rate every load phase holds instead of sweeping, or null to sweep
+ * @param holdRates the rates every load phase holds in turn instead of sweeping, or none to sweep
  * @param warmUp unmeasured run before a phase's measured runs
  * @param step length of a sweep step
  * @param duration length of a held run
@@ -21,7 +21,7 @@ import java.util.List;
 record Plan(
     List<Integer> rates,
     List<Integer> rangeRates,
-    Integer holdRate,
+    List<Integer> holdRates,
     Duration warmUp,
     Duration step,
     Duration duration,
@@ -33,11 +33,14 @@ record Plan(
   Plan {
     rates = List.copyOf(rates);
     rangeRates = List.copyOf(rangeRates);
+    holdRates = List.copyOf(holdRates);
     if (rates.isEmpty() || rangeRates.isEmpty()) {
       throw new IllegalArgumentException("--rates and --range-rates need at least one rate");
     }
-    if (holdRate != null && holdRate <= 0) {
-      throw new IllegalArgumentException("--hold-rate must be positive: " + holdRate);
+    for (int rate : holdRates) {
+      if (rate <= 0) {
+        throw new IllegalArgumentException("--hold-rates must be positive: " + rate);
+      }
     }
     if (settleMax.compareTo(settle) < 0) {
       throw new IllegalArgumentException(
@@ -50,6 +53,11 @@ record Plan(
     if (saturationConnections < 1) {
       throw new IllegalArgumentException("--saturation-connections must be positive");
     }
+  }
+
+  /** Whether the load phases hold given rates instead of sweeping. */
+  boolean holds() {
+    return !holdRates.isEmpty();
   }
 
   /** The sweep rates of a phase. */

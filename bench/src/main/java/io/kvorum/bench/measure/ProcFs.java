@@ -53,24 +53,51 @@ public final class ProcFs {
   }
 
   /**
-   * Context switches (voluntary and involuntary) of each live thread of {@code pid}, by thread id.
-   * The kernel keeps them per thread only, so the switches of a thread that has exited are gone.
+   * CPU time and context switches of each live thread of {@code pid}, by thread id, from {@code
+   * task/<tid>/stat} ({@code utime + stime}, and the thread's name) and {@code task/<tid>/status}.
+   * A thread that exits between the listing and the reads is left out.
    *
    * @throws IOException if the process is gone or {@code /proc} unreadable
    */
-  public Map<Long, Long> contextSwitchesByThread(long pid) throws IOException {
-    Map<Long, Long> switches = new HashMap<>();
+  public Map<Long, ThreadUsage> threads(long pid) throws IOException {
+    Map<Long, ThreadUsage> threads = new HashMap<>();
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(root.resolve(pid + "/task"))) {
       for (Path task : tasks) {
         try {
+          String stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
           String status = Files.readString(task.resolve("status"), StandardCharsets.US_ASCII);
-          switches.put(Long.parseLong(task.getFileName().toString()), contextSwitches(status));
+          long[] times = statTimes(stat);
+          threads.put(
+              Long.parseLong(task.getFileName().toString()),
+              new ThreadUsage(
+                  statName(stat),
+                  (times[0] + times[1]) * TimeUnit.SECONDS.toNanos(1) / ticksPerSecond,
+                  contextSwitches(status)));
         } catch (NoSuchFileException e) {
           // The thread exited between the listing and the read.
         }
       }
     }
-    return switches;
+    return threads;
+  }
+
+  /**
+   * What one thread has used so far.
+   *
+   * @param name the thread's name as the kernel keeps it ({@code comm}, at most 15 characters)
+   * @param cpuNanos its CPU time, user and system
+   * @param switches its voluntary and involuntary context switches
+   */
+  public record ThreadUsage(String name, long cpuNanos, long switches) {}
+
+  /** The command name of a {@code stat} line: between the first '(' and the last ')'. */
+  static String statName(String stat) {
+    int open = stat.indexOf('(');
+    int close = stat.lastIndexOf(')');
+    if (open < 0 || close < open) {
+      throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
+    }
+    return stat.substring(open + 1, close);
   }
 
   /**

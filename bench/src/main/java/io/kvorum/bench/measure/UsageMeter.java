@@ -1,9 +1,11 @@
 package io.kvorum.bench.measure;
 
+import io.kvorum.bench.measure.ProcFs.ThreadUsage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -31,38 +33,67 @@ public final class UsageMeter {
   public Sample sample() {
     try {
       List<Long> cpu = new ArrayList<>();
-      List<Map<Long, Long>> switches = new ArrayList<>();
+      List<Map<Long, ThreadUsage>> threads = new ArrayList<>();
       for (long pid : nodePids) {
         cpu.add(proc.cpuNanos(pid, false));
-        switches.add(proc.contextSwitchesByThread(pid));
+        threads.add(proc.threads(pid));
       }
-      return new Sample(System.nanoTime(), cpu, switches, proc.cpuNanos(generatorPid, true));
+      return new Sample(System.nanoTime(), cpu, threads, proc.cpuNanos(generatorPid, true));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read /proc (is a node gone?)", e);
     }
   }
 
   /**
-   * What happened between two samples. Context switches count per thread: a thread born in the
-   * interval counts from zero, one that died in it is missing.
+   * What happened between two samples. Threads count by id: a thread born in the interval counts
+   * from zero, one that died in it is missing from the switches and the pools (its CPU time stays
+   * in its process's), and an id recycled by a new thread (another name, or fewer switches or less
+   * CPU than before) counts as new.
    */
   public static Usage between(Sample before, Sample after) {
     long cpu = 0;
     long switches = 0;
+    Map<String, PoolUsage> pools = new HashMap<>();
     for (int node = 0; node < before.nodeCpuNanos().size(); node++) {
       cpu += after.nodeCpuNanos().get(node) - before.nodeCpuNanos().get(node);
-      Map<Long, Long> earlier = before.switchesByThread().get(node);
-      for (Map.Entry<Long, Long> thread : after.switchesByThread().get(node).entrySet()) {
-        // A recycled thread id with fewer switches than before is a new thread.
-        long was = earlier.getOrDefault(thread.getKey(), 0L);
-        switches += thread.getValue() >= was ? thread.getValue() - was : thread.getValue();
+      Map<Long, ThreadUsage> earlier = before.threads().get(node);
+      for (Map.Entry<Long, ThreadUsage> thread : after.threads().get(node).entrySet()) {
+        ThreadUsage now = thread.getValue();
+        ThreadUsage was = earlier.get(thread.getKey());
+        boolean same =
+            was != null
+                && was.name().equals(now.name())
+                && was.switches() <= now.switches()
+                && was.cpuNanos() <= now.cpuNanos();
+        long threadCpu = same ? now.cpuNanos() - was.cpuNanos() : now.cpuNanos();
+        long threadSwitches = same ? now.switches() - was.switches() : now.switches();
+        switches += threadSwitches;
+        pools.merge(
+            ThreadPools.pool(now.name()),
+            new PoolUsage(threadCpu, threadSwitches),
+            PoolUsage::plus);
       }
     }
     return new Usage(
         Duration.ofNanos(after.nanoTime() - before.nanoTime()),
         cpu,
         after.generatorCpuNanos() - before.generatorCpuNanos(),
-        switches);
+        switches,
+        pools);
+  }
+
+  /**
+   * Each node's CPU over the interval between two samples, in percent of one core: what the nodes
+   * cost when idle.
+   */
+  public static List<Double> corePercentByNode(Sample before, Sample after) {
+    double nanos = after.nanoTime() - before.nanoTime();
+    List<Double> percent = new ArrayList<>();
+    for (int node = 0; node < before.nodeCpuNanos().size(); node++) {
+      long cpu = after.nodeCpuNanos().get(node) - before.nodeCpuNanos().get(node);
+      percent.add(nanos > 0 ? 100 * cpu / nanos : Double.NaN);
+    }
+    return percent;
   }
 
   /**
@@ -70,19 +101,19 @@ public final class UsageMeter {
    *
    * @param nanoTime when, by {@link System#nanoTime()}
    * @param nodeCpuNanos CPU time of each node process
-   * @param switchesByThread context switches of each node's live threads, by thread id
+   * @param threads CPU time and context switches of each node's live threads, by thread id
    * @param generatorCpuNanos CPU time of the generator's process and its waited-for children
    */
   public record Sample(
       long nanoTime,
       List<Long> nodeCpuNanos,
-      List<Map<Long, Long>> switchesByThread,
+      List<Map<Long, ThreadUsage>> threads,
       long generatorCpuNanos) {
     public Sample {
       nodeCpuNanos = List.copyOf(nodeCpuNanos);
-      switchesByThread = List.copyOf(switchesByThread);
-      if (nodeCpuNanos.size() != switchesByThread.size()) {
-        throw new IllegalArgumentException("one CPU figure and one switch map per node");
+      threads = List.copyOf(threads);
+      if (nodeCpuNanos.size() != threads.size()) {
+        throw new IllegalArgumentException("one CPU figure and one thread map per node");
       }
     }
   }

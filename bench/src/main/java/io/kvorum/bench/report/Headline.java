@@ -90,10 +90,10 @@ public final class Headline {
   }
 
   /**
-   * Each phase's held run (or, when none held, the last run tried) and the saturation run of every
-   * jar, side by side.
+   * Each phase's held run (or, when none held, the last run tried; with several hold rates, every
+   * hold) and the saturation run of every jar, side by side.
    */
-  public static String comparison(List<JarResults> jars) {
+  public static String comparison(List<JarResults> jars, double p99LimitMillis) {
     StringBuilder md =
         new StringBuilder(
             "| phase | jar | rate held | achieved | p50 | p99 | p99.9 | errors | node µs/req"
@@ -106,6 +106,13 @@ public final class Headline {
         if (phase.equals("saturation") && jar.saturation() != null) {
           md.append(
               compared(phase, jar.label(), Table.rate(jar.saturation().load()), jar.saturation()));
+        } else if (sweep != null && !sweep.holds().isEmpty()) {
+          for (Run held : sweep.holds()) {
+            String rate =
+                Table.rate(held.load())
+                    + (Table.passes(held.load(), p99LimitMillis) ? "" : " (failed)");
+            md.append(compared(phase, jar.label(), rate, held));
+          }
         } else if (sweep != null && sweep.sustained() != null) {
           Run held = sweep.sustained();
           md.append(compared(phase, jar.label(), Table.rate(held.load()), held));

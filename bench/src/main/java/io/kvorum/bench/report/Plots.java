@@ -79,6 +79,33 @@ final class Plots {
     BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
   }
 
+  /** The warm-up curve: node CPU and the JIT's part of it per request, by window. */
+  static void warmUp(WarmUpCurve curve, Path png) throws IOException {
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(400)
+            .title(String.format("Warm-up from a cold start: PUT at %.0f/s", curve.rate()))
+            .xAxisTitle("seconds from the start of the load")
+            .yAxisTitle("CPU µs per request")
+            .build();
+    chart.getStyler().setYAxisMin(0.0);
+    List<Double> start = new ArrayList<>();
+    List<Double> node = new ArrayList<>();
+    List<Double> jit = new ArrayList<>();
+    List<Double> steady = new ArrayList<>();
+    for (WarmUpCurve.Window window : curve.windows()) {
+      start.add(window.start().toMillis() / 1000.0);
+      node.add(window.nodeMicros());
+      jit.add(window.jitMicros());
+      steady.add(curve.steadyMicros());
+    }
+    chart.addSeries("nodes", start, node);
+    chart.addSeries("JIT compiler threads", start, jit);
+    line(chart.addSeries("steady", start, steady));
+    BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+  }
+
   private static void line(XYSeries series) {
     series.setMarker(SeriesMarkers.NONE);
   }

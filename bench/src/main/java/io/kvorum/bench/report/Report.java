@@ -72,7 +72,10 @@ public final class Report {
     return this;
   }
 
-  /** A table of the phase's steps and its long run, with the latency-over-time plot. */
+  /**
+   * A table of the phase's steps and its long run (or of its holds), with the latency-over-time
+   * plots and the CPU of the long runs by thread pool.
+   */
   public Report sweep(String heading, Sweep sweep, double p99LimitMillis) throws IOException {
     md.append("## ").append(heading).append("\n\n");
     for (String note : sweep.notes()) {
@@ -83,40 +86,109 @@ public final class Report {
       String name = step.load().name();
       md.append(Table.row(step, name.contains(" for ") ? "long run" : "step", p99LimitMillis));
     }
+    for (Run held : sweep.holds()) {
+      md.append(Table.row(held, held == sweep.sustained() ? "**held**" : "held", p99LimitMillis));
+    }
+    if (sweep.holds().isEmpty() && sweep.sustained() != null) {
+      md.append(Table.row(sweep.sustained(), "**held**", p99LimitMillis));
+    }
     if (sweep.sustained() == null) {
       md.append("\nNo rate held with p99 ≤ ")
           .append(Table.millis(p99LimitMillis))
-          .append(" ms and no errors.\n\n");
-      return this;
+          .append(" ms and no errors.\n");
     }
-    Run held = sweep.sustained();
-    md.append(Table.row(held, "**held**", p99LimitMillis));
-    if (!held.load().perSecond().isEmpty()) {
-      Path png = files.resolve("latency-over-time-" + sweep.phase() + ".png");
-      Plots.latencyOverTime(held.load(), png);
+    List<Run> longRuns = sweep.longRuns();
+    for (Run run : longRuns) {
+      latencyOverTime(sweep.phase(), run, longRuns.size() > 1);
+    }
+    if (!longRuns.isEmpty()) {
+      md.append("\nWhere the nodes' CPU went in ")
+          .append(longRuns.size() > 1 ? "each held run" : "the held run")
+          .append(", by thread pool: ")
+          .append(PoolTable.PER_REQUEST)
+          .append("\n\n")
+          .append(PoolTable.perRequest(longRuns));
+    }
+    md.append('\n');
+    return this;
+  }
+
+  private void latencyOverTime(String phase, Run run, boolean byRate) throws IOException {
+    String rate = String.valueOf((long) run.load().requestedRate());
+    if (!run.load().perSecond().isEmpty()) {
+      Path png = files.resolve("latency-over-time-" + phase + (byRate ? "-" + rate : "") + ".png");
+      Plots.latencyOverTime(run.load(), png);
       md.append("\n![latency over time, ")
-          .append(sweep.phase())
+          .append(phase)
+          .append(byRate ? " at " + rate + "/s" : "")
           .append("](")
           .append(link(png))
           .append(")\n");
     }
-    if (held.load().latencyByOp().size() > 1) {
-      md.append("\nBy operation in the held run: ")
+    if (run.load().latencyByOp().size() > 1) {
+      md.append("\nBy operation in the held run")
+          .append(byRate ? " at " + rate + "/s" : "")
+          .append(": ")
           .append(
-              held.load().latencyByOp().entrySet().stream()
+              run.load().latencyByOp().entrySet().stream()
                   .sorted(Map.Entry.comparingByKey())
                   .map(e -> e.getKey() + " " + describe(e.getValue()))
                   .collect(Collectors.joining("; ")))
           .append(".\n");
     }
-    md.append('\n');
+  }
+
+  /** The idle CPU of the nodes, by node and by thread pool. */
+  public Report idle(String heading, IdleCpu idle, List<String> notes) {
+    md.append("## ").append(heading).append("\n\n");
+    for (String note : notes) {
+      md.append("- ").append(note).append('\n');
+    }
+    md.append(notes.isEmpty() ? "" : "\n")
+        .append(
+            String.format(
+                Locale.ROOT,
+                "No requests for %.0f s: %s.%n%n",
+                idle.usage().elapsed().toMillis() / 1000.0,
+                idle.describe()))
+        .append("By thread pool: ")
+        .append(PoolTable.CORE_SHARE)
+        .append("\n\n")
+        .append(
+            PoolTable.table(List.of(new PoolTable.Column("idle " + idle.when(), idle.usage(), 0))))
+        .append('\n');
+    return this;
+  }
+
+  /** The warm-up curve as a table and a plot, its steady value and time, its steady account. */
+  public Report warmUp(String heading, WarmUpCurve curve, double p99LimitMillis)
+      throws IOException {
+    md.append("## ").append(heading).append("\n\n").append(WarmUpSection.summary(curve));
+    md.append("\n\n")
+        .append(Table.header())
+        .append(Table.row(curve.run(), "whole warm-up", p99LimitMillis));
+    md.append('\n').append(WarmUpSection.curveTable(curve));
+    Path png = files.resolve("warm-up.png");
+    Plots.warmUp(curve, png);
+    md.append("\n![warm-up curve](").append(link(png)).append(")\n\n");
+    md.append("Where the nodes' CPU went in the steady part (the last third), by thread pool: ")
+        .append(PoolTable.PER_REQUEST)
+        .append("\n\n")
+        .append(
+            PoolTable.table(
+                List.of(
+                    new PoolTable.Column(
+                        "steady, " + (long) curve.rate() + "/s",
+                        curve.steady(),
+                        curve.steadyRequests()))))
+        .append('\n');
     return this;
   }
 
   /** The percentile plot of every held run of these sweeps. */
   public Report percentilePlot(List<Sweep> sweeps) throws IOException {
     List<PhaseResult> held =
-        sweeps.stream().map(Sweep::sustained).filter(Objects::nonNull).map(Run::load).toList();
+        sweeps.stream().flatMap(s -> s.longRuns().stream()).map(Run::load).toList();
     if (!held.isEmpty()) {
       Path png = files.resolve("latency-percentiles.png");
       Plots.percentiles(held, png, "Latency by percentile, held runs");

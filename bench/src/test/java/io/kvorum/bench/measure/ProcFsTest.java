@@ -54,26 +54,46 @@ class ProcFsTest {
   }
 
   @Test
-  void contextSwitchesAreVoluntaryPlusInvoluntaryPerThread(@TempDir Path proc) throws IOException {
-    for (long tid : new long[] {42, 43}) {
-      Files.createDirectories(proc.resolve("42/task/" + tid));
-    }
-    Files.writeString(proc.resolve("42/task/42/status"), status(100, 5));
-    Files.writeString(proc.resolve("42/task/43/status"), status(7, 1));
+  void threadsHaveTheirNameCpuTimeAndVoluntaryPlusInvoluntarySwitches(@TempDir Path proc)
+      throws IOException {
+    task(proc, 42, 42, "java", 150, 50, 100, 5);
+    task(proc, 42, 43, "C2 CompilerThre", 700, 30, 7, 1);
+    task(proc, 42, 44, "kvorum-io-3", 20, 10, 2000, 40);
 
-    assertThat(new ProcFs(proc, 100).contextSwitchesByThread(42))
-        .containsEntry(42L, 105L)
-        .containsEntry(43L, 8L)
-        .hasSize(2);
+    assertThat(new ProcFs(proc, 100).threads(42))
+        .containsEntry(42L, new ProcFs.ThreadUsage("java", 2_000_000_000L, 105))
+        .containsEntry(43L, new ProcFs.ThreadUsage("C2 CompilerThre", 7_300_000_000L, 8))
+        .containsEntry(44L, new ProcFs.ThreadUsage("kvorum-io-3", 300_000_000L, 2040))
+        .hasSize(3);
+  }
+
+  @Test
+  void aThreadNameWithSpacesAndParenthesesIsReadWhole() {
+    assertThat(ProcFs.statName(stat(7, "GC Thread#0", 1, 2, 0, 0))).isEqualTo("GC Thread#0");
+    assertThat(ProcFs.statName(stat(7, "a (b) c", 1, 2, 0, 0))).isEqualTo("a (b) c");
   }
 
   @Test
   void aThreadThatExitsDuringTheReadIsLeftOut(@TempDir Path proc) throws IOException {
-    Files.createDirectories(proc.resolve("42/task/42"));
+    task(proc, 42, 42, "java", 1, 1, 1, 2);
     Files.createDirectories(proc.resolve("42/task/44"));
-    Files.writeString(proc.resolve("42/task/42/status"), status(1, 2));
 
-    assertThat(new ProcFs(proc, 100).contextSwitchesByThread(42)).containsOnlyKeys(42L);
+    assertThat(new ProcFs(proc, 100).threads(42)).containsOnlyKeys(42L);
+  }
+
+  static void task(
+      Path proc,
+      long pid,
+      long tid,
+      String name,
+      long utime,
+      long stime,
+      long voluntary,
+      long involuntary)
+      throws IOException {
+    Path task = Files.createDirectories(proc.resolve(pid + "/task/" + tid));
+    Files.writeString(task.resolve("stat"), stat(tid, name, utime, stime, 0, 0));
+    Files.writeString(task.resolve("status"), status(voluntary, involuntary));
   }
 
   @Test
@@ -88,6 +108,7 @@ class ProcFsTest {
     long pid = ProcessHandle.current().pid();
 
     assertThat(fs.cpuNanos(pid, false)).isPositive();
-    assertThat(fs.contextSwitchesByThread(pid)).containsKey(pid);
+    assertThat(fs.threads(pid)).containsKey(pid);
+    assertThat(fs.threads(pid).get(pid).name()).isNotEmpty();
   }
 }

@@ -90,7 +90,7 @@ class HeadlineTest {
         jar("after", held("put", Runs.run("put@20000 for 60s", 20_000, 60, 7_000, 0)), null);
 
     String table = Headline.targetTable(THREE, List.of(before, after), NGINX);
-    String comparison = Headline.comparison(List.of(before, after));
+    String comparison = Headline.comparison(List.of(before, after), 10);
 
     assertThat(table.lines().findFirst().orElseThrow())
         .isEqualTo("| target | before | after | nginx `return 204`, same run |");
@@ -107,7 +107,7 @@ class HeadlineTest {
     Run failed = Runs.run("put@20000 for 60s", 20_000, 60, 250_000, 0);
     JarResults jar = jar("before", new Sweep("put", List.of(failed), null, List.of()), null);
 
-    assertThat(Headline.comparison(List.of(jar)))
+    assertThat(Headline.comparison(List.of(jar), 10))
         .contains("| put | before | none (20000 failed) | 20000 | 1.00 | 250 |");
   }
 
