@@ -135,9 +135,7 @@ class ReadmeCommandsIT {
         fail(
             "not every process of the command stopped within %s of Ctrl-C; still running:%n%s%n"
                 + "the command printed:%n%s",
-            STOP,
-            describe(shell.isAlive(), processes),
-            RepositoryScripts.tail(log, 80));
+            STOP, describe(shell.isAlive(), processes), RepositoryScripts.tail(log, 80));
       }
       assertThat(IntStream.of(PORTS).filter(ReadmeCommandsIT::inUse))
           .as("ports still open")
