@@ -171,6 +171,20 @@ public final class ClockOffsets {
     noteVerdict();
   }
 
+  /**
+   * Whether some peer's clock has never been measured (down since this node started, or its
+   * connection just came up): until it is, {@link #refusal()} counts it as within the bound, and
+   * this node's own clock is not proven.
+   */
+  public boolean unmeasured() {
+    for (NodeId peer : peers) {
+      if (!measured.containsKey(peer)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The offset to {@code peer} now, if it was ever measured. */
   public Optional<Offset> offset(NodeId peer) {
     Measurement m = measured.get(peer);

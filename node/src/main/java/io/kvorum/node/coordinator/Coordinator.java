@@ -56,7 +56,14 @@ public final class Coordinator {
     this.clock = clock;
     this.offsets = offsets;
     Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
-    this.writes = new WriteCoordinator(membership, replicas, handoff, deadline);
+    this.writes =
+        new WriteCoordinator(
+            membership,
+            replicas,
+            handoff,
+            deadline,
+            offsets::unmeasured,
+            requestTimeout.dividedBy(2));
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);

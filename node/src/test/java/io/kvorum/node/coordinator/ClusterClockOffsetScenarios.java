@@ -37,9 +37,9 @@ abstract class ClusterClockOffsetScenarios {
   /**
    * A cluster of three whose node n1 has the wall clock {@code n1}, once n1 has measured both
    * peers' clocks. Until then n1 cannot know its clock is off: a node that starts before its peers
-   * measures each one when its connection comes up, and a write it coordinates in those first
-   * milliseconds is refused by the peers' replicas but not by its own (docs/decisions.md, "A clock
-   * far from its peers'"), which is not what these scenarios are about.
+   * measures each one when its connection comes up, and in those first milliseconds a write it
+   * coordinates is refused for another reason than the one these scenarios check (its peers', not
+   * its own: {@link UnprovenClockWriteTest}).
    */
   TestCluster withN1On(LongSupplier n1) {
     TestCluster cluster =
