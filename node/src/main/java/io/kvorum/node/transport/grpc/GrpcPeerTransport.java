@@ -157,8 +157,15 @@ public final class GrpcPeerTransport implements PeerTransport {
     return hashes.result();
   }
 
+  /**
+   * Says hello on a fresh connection attempt: a channel still backing off from a refusal before the
+   * peer listened would fail the hello at once with that old refusal, and neither node would then
+   * greet the other (each tried before the other listened), leaving both ready with channels that
+   * fail every call until their back-off ends, seconds later.
+   */
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
+    channels.reconnectNow(peer);
     UnaryAnswer<HelloResponse, Long> delivered =
         UnaryAnswer.orElse(peer, "hello", 0L, HelloResponse::getHintsDelivered);
     stub(channels.channel(peer), helloTimeout)

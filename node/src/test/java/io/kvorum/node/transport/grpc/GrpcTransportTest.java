@@ -268,6 +268,24 @@ class GrpcTransportTest {
         .until(() -> caller.read(N2, key("k")).get().isPresent());
   }
 
+  /**
+   * Two nodes starting together each say hello to the other; a channel that tried the peer before
+   * it listened backs off for a second or more, and a hello failing at once with that old refusal
+   * left both nodes ready without greeting each other, their calls to each other failing until the
+   * back-off ended (a fresh cluster's first writes answered 504).
+   */
+  @Test
+  void aHelloReachesAPeerThatStartedListeningWhileTheChannelToItWasBackingOff() {
+    cluster = GrpcTestCluster.start(2, Duration.ofSeconds(5), id -> null);
+    cluster.stop(N2);
+    GrpcPeerTransport caller = callerAt(cluster.port(N2), Duration.ofSeconds(5));
+    Awaitility.await().atMost(WAIT).until(() -> !caller.state(N2).reachable());
+    cluster.start(N2);
+
+    assertThat(await(caller.hello(N2))).as("hints delivered").isZero();
+    assertThat(caller.state(N2).reachable()).isTrue();
+  }
+
   @Test
   void aWireThatGoesSilentFailsWhatWaitsOnItWithinTheKeepAliveTimeout() {
     cluster = GrpcTestCluster.start(2, Duration.ofSeconds(60), id -> null);
@@ -295,10 +313,13 @@ class GrpcTransportTest {
 
   /** A transport of {@code n1}'s that reaches {@code n2} through {@code proxy}. */
   private GrpcPeerTransport callerThrough(TcpProxy proxy, Duration callTimeout) {
+    return callerAt(proxy.port(), callTimeout);
+  }
+
+  /** A transport of {@code n1}'s that reaches {@code n2} on {@code port}. */
+  private GrpcPeerTransport callerAt(int port, Duration callTimeout) {
     List<Member> members =
-        List.of(
-            new Member(N1, "127.0.0.1", cluster.port(N1)),
-            new Member(N2, "127.0.0.1", proxy.port()));
+        List.of(new Member(N1, "127.0.0.1", cluster.port(N1)), new Member(N2, "127.0.0.1", port));
     GrpcPeerTransport transport =
         new GrpcPeerTransport(
             new Topology(N1, members),
