@@ -1,6 +1,7 @@
 package io.kvorum.node.transport.grpc;
 
 import com.google.protobuf.ByteString;
+import io.grpc.ConnectivityState;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.ClusterStateCodec;
@@ -51,6 +52,12 @@ import java.util.function.Consumer;
  * channel. Otherwise each peer gets one channel, on a loop in turn.
  */
 public final class GrpcPeerTransport implements PeerTransport {
+  /**
+   * How long a hello waits for a channel that was backing off to reconnect: a peer on a LAN that
+   * listens connects within milliseconds.
+   */
+  static final Duration FRESH_ATTEMPT = Duration.ofMillis(500);
+
   private final NodeId self;
   private final Duration callTimeout;
   private final Duration helloTimeout;
@@ -158,17 +165,27 @@ public final class GrpcPeerTransport implements PeerTransport {
   }
 
   /**
-   * Says hello on a fresh connection attempt: a channel still backing off from a refusal before the
-   * peer listened would fail the hello at once with that old refusal, and neither node would then
-   * greet the other (each tried before the other listened), leaving both ready with channels that
-   * fail every call until their back-off ends, seconds later.
+   * Says hello on a fresh connection attempt. A channel still backing off from a refusal made
+   * before the peer listened would fail the hello at once with that old refusal (gRPC keeps a
+   * channel in TRANSIENT_FAILURE until it connects), and two nodes starting together could each
+   * miss the other's hello, both reporting ready with channels that fail every call until their
+   * back-off ends, seconds later. So such a channel reconnects now, and the hello waits for it up
+   * to {@link #FRESH_ATTEMPT} (what a peer that is really down costs a starting node's catch-up).
    */
   @Override
   public CompletableFuture<Long> hello(NodeId peer) {
+    PeerChannel channel = channels.channel(peer);
+    if (channel.state() != ConnectivityState.TRANSIENT_FAILURE) {
+      return sayHello(channel, peer);
+    }
     channels.reconnectNow(peer);
+    return channel.readyWithin(FRESH_ATTEMPT).thenCompose(ready -> sayHello(channel, peer));
+  }
+
+  private CompletableFuture<Long> sayHello(PeerChannel channel, NodeId peer) {
     UnaryAnswer<HelloResponse, Long> delivered =
         UnaryAnswer.orElse(peer, "hello", 0L, HelloResponse::getHintsDelivered);
-    stub(channels.channel(peer), helloTimeout)
+    stub(channel, helloTimeout)
         .hello(HelloRequest.newBuilder().setNodeId(self.value()).build(), delivered);
     return delivered.result();
   }

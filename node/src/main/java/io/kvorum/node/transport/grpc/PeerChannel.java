@@ -11,6 +11,7 @@ import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -87,6 +88,27 @@ final class PeerChannel implements AutoCloseable {
 
   ConnectivityState state() {
     return channel.getState(false);
+  }
+
+  /** Completes once the channel is READY, or after {@code limit}: never exceptionally. */
+  CompletableFuture<Void> readyWithin(Duration limit) {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    ScheduledFuture<?> timer =
+        loop.schedule(() -> ready.complete(null), limit.toNanos(), TimeUnit.NANOSECONDS);
+    ready.whenComplete((done, error) -> timer.cancel(false));
+    awaitReady(channel.getState(true), ready);
+    return ready;
+  }
+
+  private void awaitReady(ConnectivityState seen, CompletableFuture<Void> ready) {
+    if (ready.isDone()
+        || seen == ConnectivityState.READY
+        || seen == ConnectivityState.SHUTDOWN
+        || closed) {
+      ready.complete(null);
+      return;
+    }
+    channel.notifyWhenStateChanged(seen, () -> awaitReady(channel.getState(false), ready));
   }
 
   /** Skips the rest of the reconnect back-off: the peer is known to be back. */
