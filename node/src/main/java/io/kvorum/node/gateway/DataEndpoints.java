@@ -69,9 +69,9 @@ final class DataEndpoints {
       reply(
           exchange,
           coordinator.get(key, quorum),
-          value ->
-              value
-                  .map(DataEndpoints::octets)
+          record ->
+              record
+                  .map(r -> EntityTags.tagged(octets(r.value()), r.version()))
                   .orElseGet(() -> empty(HttpResponseStatus.NOT_FOUND)));
     } else if (method.equals(HttpMethod.PUT)) {
       Duration ttl = parameters.ttl(query);
@@ -79,9 +79,12 @@ final class DataEndpoints {
       reply(
           exchange,
           coordinator.put(key, value, ttl, quorum),
-          done -> empty(HttpResponseStatus.CREATED));
+          version -> EntityTags.tagged(empty(HttpResponseStatus.CREATED), version));
     } else {
-      reply(exchange, coordinator.delete(key, quorum), done -> empty(HttpResponseStatus.ACCEPTED));
+      reply(
+          exchange,
+          coordinator.delete(key, quorum),
+          version -> EntityTags.tagged(empty(HttpResponseStatus.ACCEPTED), version));
     }
   }
 

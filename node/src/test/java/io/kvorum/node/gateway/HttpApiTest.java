@@ -68,6 +68,26 @@ class HttpApiTest {
   }
 
   @Test
+  void writesAnswerTheETagThatReadsThenAnswer() {
+    HttpResponse<byte[]> created = put("/v0/entity?id=tagged", "one".getBytes(UTF_8));
+    String first = created.headers().firstValue("etag").orElseThrow();
+    assertThat(first).matches("\"[0-9]+\\.[0-9]+\"");
+    assertThat(send("GET", "/v0/entity?id=tagged").headers().firstValue("etag")).hasValue(first);
+
+    String second = kv.put("tagged", "two");
+    assertThat(second).isNotEqualTo(first);
+    assertThat(kv.getVersioned("tagged".getBytes(UTF_8)))
+        .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(second));
+
+    HttpResponse<byte[]> deleted = send("DELETE", "/v0/entity?id=tagged");
+    assertThat(deleted.statusCode()).isEqualTo(202);
+    assertThat(deleted.headers().firstValue("etag")).isPresent().get().isNotIn(first, second);
+    HttpResponse<byte[]> absent = send("GET", "/v0/entity?id=tagged");
+    assertThat(absent.statusCode()).isEqualTo(404);
+    assertThat(absent.headers().firstValue("etag")).isEmpty();
+  }
+
+  @Test
   void anAbsentKeyIs404WithAnEmptyBody() {
     HttpResponse<byte[]> read = send("GET", "/v0/entity?id=never-written");
     assertThat(read.statusCode()).isEqualTo(404);
