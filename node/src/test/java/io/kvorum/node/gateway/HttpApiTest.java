@@ -87,6 +87,23 @@ class HttpApiTest {
     assertThat(absent.headers().firstValue("etag")).isEmpty();
   }
 
+  @ParameterizedTest
+  @CsvSource({"PUT,If-Match,\"1.0\"", "PUT,If-None-Match,*", "DELETE,If-Match,\"1.0\""})
+  void aConditionIsRefusedRatherThanIgnoredUntilConditionalWritesExist(
+      String method, String header, String value) throws Exception {
+    String etag = kv.put("guarded", "original");
+    HttpResponse<byte[]> refused =
+        kv.send(
+            HttpRequest.newBuilder(URI.create(node.url("/v0/entity?id=guarded")))
+                .header(header, value)
+                .method(method, HttpRequest.BodyPublishers.ofString("overwritten")));
+    assertThat(refused.statusCode()).isEqualTo(400);
+    JsonNode problem = JSON.readTree(refused.body());
+    assertThat(problem.get("parameter").asText()).isEqualTo(header);
+    assertThat(kv.getVersioned("guarded".getBytes(UTF_8)))
+        .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
+  }
+
   @Test
   void anAbsentKeyIs404WithAnEmptyBody() {
     HttpResponse<byte[]> read = send("GET", "/v0/entity?id=never-written");
