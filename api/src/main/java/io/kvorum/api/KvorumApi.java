@@ -32,6 +32,12 @@ public final class KvorumApi {
   /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */
   public static final String AUTHORIZATION = "Authorization";
 
+  /** The response header that names a value's version, and the request headers that test it. */
+  public static final String ETAG = "ETag";
+
+  public static final String IF_MATCH = "If-Match";
+  public static final String IF_NONE_MATCH = "If-None-Match";
+
   public static final String OCTET_STREAM = "application/octet-stream";
   public static final String PROBLEM_JSON = "application/problem+json";
   public static final String JSON = "application/json";

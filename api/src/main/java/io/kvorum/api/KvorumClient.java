@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * A small blocking client of kvorum's HTTP API, for tests, benchmarks and scripts. Keys and values
@@ -24,8 +26,14 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * Errors come as {@link KvorumClientException} with the HTTP status (504 when the quorum was not
- * reached, 400 for bad parameters); I/O failures as {@link UncheckedIOException}.
+ * Every write answers the entity tag of the version it wrote; {@link #getVersioned} reads a value
+ * with its tag, and {@link #putIfMatch}, {@link #putIfAbsent} and {@link #deleteIfMatch} write only
+ * if the key is still at that version (a linearizable compare-and-set per key), which {@link
+ * #compareAndSet} retries for a read-modify-write.
+ *
+ * <p>Errors come as {@link KvorumClientException} with the HTTP status (504 when the quorum was not
+ * reached, 400 for bad parameters); I/O failures as {@link UncheckedIOException}. A failed
+ * condition is no error: it is a {@link ConditionalResult} that did not apply.
  */
 public final class KvorumClient implements AutoCloseable {
   private final InetSocketAddress server;
@@ -83,6 +91,19 @@ public final class KvorumClient implements AutoCloseable {
     return Optional.of(expect(response, 200).body());
   }
 
+  /** The value of {@code key} with its entity tag, or empty if it is absent, deleted or expired. */
+  public Optional<Versioned> getVersioned(byte[] key, Consistency consistency) {
+    HttpResponse<byte[]> response = send(entity(key, consistency, "").GET());
+    if (response.statusCode() == 404) {
+      return Optional.empty();
+    }
+    return Optional.of(new Versioned(expect(response, 200).body(), etag(response)));
+  }
+
+  public Optional<Versioned> getVersioned(byte[] key) {
+    return getVersioned(key, Consistency.DEFAULT);
+  }
+
   public Optional<byte[]> get(byte[] key) {
     return get(key, Consistency.DEFAULT);
   }
@@ -95,36 +116,82 @@ public final class KvorumClient implements AutoCloseable {
    * Stores {@code value} under {@code key}.
    *
    * @param ttl how long the value lives, or null for ever
+   * @return the entity tag of the version written
    */
-  public void put(byte[] key, byte[] value, Consistency consistency, Duration ttl) {
-    String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
-    expect(
-        send(entity(key, consistency, extra).PUT(HttpRequest.BodyPublishers.ofByteArray(value))),
+  public String put(byte[] key, byte[] value, Consistency consistency, Duration ttl) {
+    return etag(expect(send(putRequest(key, value, consistency, ttl)), 201));
+  }
+
+  public String put(byte[] key, byte[] value, Consistency consistency) {
+    return put(key, value, consistency, null);
+  }
+
+  public String put(byte[] key, byte[] value) {
+    return put(key, value, Consistency.DEFAULT, null);
+  }
+
+  public String put(String key, String value) {
+    return put(utf8(key), utf8(value));
+  }
+
+  /** Deletes {@code key}; answers the entity tag of the tombstone's version. */
+  public String delete(byte[] key, Consistency consistency) {
+    return etag(expect(send(entity(key, consistency, "").DELETE()), 202));
+  }
+
+  public String delete(byte[] key) {
+    return delete(key, Consistency.DEFAULT);
+  }
+
+  public String delete(String key) {
+    return delete(utf8(key));
+  }
+
+  /** Stores {@code value} only if {@code key} is absent (never written, deleted or expired). */
+  public ConditionalResult putIfAbsent(byte[] key, byte[] value) {
+    return conditional(
+        putRequest(key, value, Consistency.DEFAULT, null).header(KvorumApi.IF_NONE_MATCH, "*"),
         201);
   }
 
-  public void put(byte[] key, byte[] value, Consistency consistency) {
-    put(key, value, consistency, null);
+  /** Stores {@code value} only if {@code key}'s current version is the one {@code etag} names. */
+  public ConditionalResult putIfMatch(byte[] key, byte[] value, String etag) {
+    return conditional(
+        putRequest(key, value, Consistency.DEFAULT, null).header(KvorumApi.IF_MATCH, etag), 201);
   }
 
-  public void put(byte[] key, byte[] value) {
-    put(key, value, Consistency.DEFAULT, null);
+  /** Deletes {@code key} only if its current version is the one {@code etag} names. */
+  public ConditionalResult deleteIfMatch(byte[] key, String etag) {
+    return conditional(
+        entity(key, Consistency.DEFAULT, "").DELETE().header(KvorumApi.IF_MATCH, etag), 202);
   }
 
-  public void put(String key, String value) {
-    put(utf8(key), utf8(value));
-  }
-
-  public void delete(byte[] key, Consistency consistency) {
-    expect(send(entity(key, consistency, "").DELETE()), 202);
-  }
-
-  public void delete(byte[] key) {
-    delete(key, Consistency.DEFAULT);
-  }
-
-  public void delete(String key) {
-    delete(utf8(key));
+  /**
+   * A read-modify-write that loses no update: reads {@code key}, computes its new value from the
+   * current one (empty when absent), and writes it only if nobody wrote the key in between, reading
+   * again and retrying after a short jittered pause when somebody did.
+   *
+   * @param update the new value from the current one; it may run several times
+   * @param attempts how many times to try at most
+   * @return the value written with its entity tag
+   * @throws KvorumClientException with status 412 when every attempt lost to another writer, or the
+   *     server's error (a 504 leaves it unknown whether the last attempt applied)
+   */
+  public Versioned compareAndSet(
+      byte[] key, Function<Optional<byte[]>, byte[]> update, int attempts) {
+    for (int attempt = 1; ; attempt++) {
+      Optional<Versioned> current = getVersioned(key);
+      byte[] next = update.apply(current.map(Versioned::value));
+      ConditionalResult result =
+          current.isEmpty() ? putIfAbsent(key, next) : putIfMatch(key, next, current.get().etag());
+      if (result.applied()) {
+        return new Versioned(next, result.etag().orElseThrow());
+      }
+      if (attempt >= attempts) {
+        throw new KvorumClientException(412, "lost to other writers " + attempts + " times");
+      }
+      pause(attempt);
+    }
   }
 
   /**
@@ -169,6 +236,38 @@ public final class KvorumClient implements AutoCloseable {
       return http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
       throw new UncheckedIOException("request to " + base + " failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new IOException("interrupted", e));
+    }
+  }
+
+  private HttpRequest.Builder putRequest(
+      byte[] key, byte[] value, Consistency consistency, Duration ttl) {
+    String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
+    return entity(key, consistency, extra).PUT(HttpRequest.BodyPublishers.ofByteArray(value));
+  }
+
+  private ConditionalResult conditional(HttpRequest.Builder request, int success) {
+    HttpResponse<byte[]> response = send(request);
+    if (response.statusCode() == 412) {
+      return ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG));
+    }
+    return ConditionalResult.written(etag(expect(response, success)));
+  }
+
+  private static String etag(HttpResponse<byte[]> response) {
+    return response
+        .headers()
+        .firstValue(KvorumApi.ETAG)
+        .orElseThrow(() -> new KvorumClientException(response.statusCode(), "no ETag answered"));
+  }
+
+  /** Up to 2^attempt milliseconds (at most a second), at random, so that contenders spread out. */
+  private static void pause(int attempt) {
+    long bound = 1L << Math.min(attempt, 10);
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new UncheckedIOException(new IOException("interrupted", e));

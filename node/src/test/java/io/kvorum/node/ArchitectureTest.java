@@ -40,6 +40,18 @@ class ArchitectureTest {
   }
 
   @Test
+  void thePaxosCoreIsPure() {
+    check(
+        classes()
+            .that()
+            .resideInAPackage(NODE + ".consensus..")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage(NODE + ".consensus..", NODE + ".core..", "java..")
+            .as("the Paxos core does no I/O and reads no clock: messages in, messages out"));
+  }
+
+  @Test
   void seamsDoNotReachOutward() {
     for (String seam :
         new String[] {

@@ -82,35 +82,48 @@ public final class Coordinator {
     return membership.owners().size();
   }
 
-  /** The value of {@code key}, absent if it was never written, was deleted, or has expired. */
-  public CompletableFuture<Optional<byte[]>> get(Key key, Quorum quorum) {
+  /**
+   * The newest live record of {@code key} (its value and version), absent if it was never written,
+   * was deleted, or has expired.
+   */
+  public CompletableFuture<Optional<Record>> get(Key key, Quorum quorum) {
     return reads
         .read(key, quorum)
-        .thenApply(newest -> newest.filter(r -> r.isLive(clock.wallMillis())).map(Record::value));
+        .thenApply(newest -> newest.filter(r -> r.isLive(clock.wallMillis())));
   }
 
   /**
    * Stores {@code value} under {@code key}.
    *
    * @param ttl how long the value lives; {@link Duration#ZERO} for ever
+   * @return the version the value was written at, once {@code ack} replicas took it
    */
-  public CompletableFuture<Void> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
+  public CompletableFuture<Version> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
     }
     Version version = clock.now();
     long expiresAt = ttl.isZero() ? Record.NO_EXPIRY : version.physicalMillis() + ttl.toMillis();
-    return writes.write(key, Record.value(version, value, expiresAt, quorum.from()), quorum);
+    return writes
+        .write(key, Record.value(version, value, expiresAt, quorum.from()), quorum)
+        .thenApply(done -> version);
   }
 
-  /** Deletes {@code key}: a tombstone that wins over every earlier write. */
-  public CompletableFuture<Void> delete(Key key, Quorum quorum) {
+  /**
+   * Deletes {@code key}: a tombstone that wins over every earlier write.
+   *
+   * @return the tombstone's version, once {@code ack} replicas took it
+   */
+  public CompletableFuture<Version> delete(Key key, Quorum quorum) {
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
     }
-    return writes.write(key, Record.tombstone(clock.now(), quorum.from()), quorum);
+    Version version = clock.now();
+    return writes
+        .write(key, Record.tombstone(version, quorum.from()), quorum)
+        .thenApply(done -> version);
   }
 
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */

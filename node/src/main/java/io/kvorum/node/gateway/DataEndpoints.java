@@ -2,6 +2,7 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
@@ -69,19 +70,24 @@ final class DataEndpoints {
       reply(
           exchange,
           coordinator.get(key, quorum),
-          value ->
-              value
-                  .map(DataEndpoints::octets)
+          record ->
+              record
+                  .map(r -> EntityTags.tagged(octets(r.value()), r.version()))
                   .orElseGet(() -> empty(HttpResponseStatus.NOT_FOUND)));
     } else if (method.equals(HttpMethod.PUT)) {
+      refuseConditions(request);
       Duration ttl = parameters.ttl(query);
       byte[] value = ByteBufUtil.getBytes(request.content());
       reply(
           exchange,
           coordinator.put(key, value, ttl, quorum),
-          done -> empty(HttpResponseStatus.CREATED));
+          version -> EntityTags.tagged(empty(HttpResponseStatus.CREATED), version));
     } else {
-      reply(exchange, coordinator.delete(key, quorum), done -> empty(HttpResponseStatus.ACCEPTED));
+      refuseConditions(request);
+      reply(
+          exchange,
+          coordinator.delete(key, quorum),
+          version -> EntityTags.tagged(empty(HttpResponseStatus.ACCEPTED), version));
     }
   }
 
@@ -91,6 +97,20 @@ final class DataEndpoints {
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
     new RangeStreamer(exchange, coordinator.range(range)).start();
+  }
+
+  /**
+   * A condition this node cannot decide yet is refused rather than ignored: a write that ignored
+   * {@code If-Match} would overwrite what its client meant to protect. The Paxos rounds that decide
+   * conditions across the key's replicas (issue 26) are not wired to the transport yet.
+   */
+  private static void refuseConditions(FullHttpRequest request) {
+    for (String header : new String[] {KvorumApi.IF_MATCH, KvorumApi.IF_NONE_MATCH}) {
+      if (request.headers().contains(header)) {
+        throw new InvalidRequestException(
+            header, header + " is not supported yet: conditional writes are not available");
+      }
+    }
   }
 
   /**

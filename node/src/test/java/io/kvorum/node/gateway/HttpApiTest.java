@@ -68,6 +68,43 @@ class HttpApiTest {
   }
 
   @Test
+  void writesAnswerTheETagThatReadsThenAnswer() {
+    HttpResponse<byte[]> created = put("/v0/entity?id=tagged", "one".getBytes(UTF_8));
+    String first = created.headers().firstValue("etag").orElseThrow();
+    assertThat(first).matches("\"[0-9]+\\.[0-9]+\"");
+    assertThat(send("GET", "/v0/entity?id=tagged").headers().firstValue("etag")).hasValue(first);
+
+    String second = kv.put("tagged", "two");
+    assertThat(second).isNotEqualTo(first);
+    assertThat(kv.getVersioned("tagged".getBytes(UTF_8)))
+        .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(second));
+
+    HttpResponse<byte[]> deleted = send("DELETE", "/v0/entity?id=tagged");
+    assertThat(deleted.statusCode()).isEqualTo(202);
+    assertThat(deleted.headers().firstValue("etag")).isPresent().get().isNotIn(first, second);
+    HttpResponse<byte[]> absent = send("GET", "/v0/entity?id=tagged");
+    assertThat(absent.statusCode()).isEqualTo(404);
+    assertThat(absent.headers().firstValue("etag")).isEmpty();
+  }
+
+  @ParameterizedTest
+  @CsvSource({"PUT,If-Match,\"1.0\"", "PUT,If-None-Match,*", "DELETE,If-Match,\"1.0\""})
+  void aConditionIsRefusedRatherThanIgnoredUntilConditionalWritesExist(
+      String method, String header, String value) throws Exception {
+    String etag = kv.put("guarded", "original");
+    HttpResponse<byte[]> refused =
+        kv.send(
+            HttpRequest.newBuilder(URI.create(node.url("/v0/entity?id=guarded")))
+                .header(header, value)
+                .method(method, HttpRequest.BodyPublishers.ofString("overwritten")));
+    assertThat(refused.statusCode()).isEqualTo(400);
+    JsonNode problem = JSON.readTree(refused.body());
+    assertThat(problem.get("parameter").asText()).isEqualTo(header);
+    assertThat(kv.getVersioned("guarded".getBytes(UTF_8)))
+        .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
+  }
+
+  @Test
   void anAbsentKeyIs404WithAnEmptyBody() {
     HttpResponse<byte[]> read = send("GET", "/v0/entity?id=never-written");
     assertThat(read.statusCode()).isEqualTo(404);
