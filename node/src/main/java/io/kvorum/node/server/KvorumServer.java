@@ -7,6 +7,7 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
@@ -121,6 +122,7 @@ public final class KvorumServer implements AutoCloseable {
         StorageBootstrap.open(
             config, factory, wall != null ? wall : WallClock.fromSystemProperties(), resources);
     resources.bindProcessMetrics(storage.dataDir());
+    log.info("node {} runs kvorum {}", config.nodeId(), Release.version());
     log.info("node {} hands work between threads so: {}", config.nodeId(), resources.threading());
     resources.startEventLoops();
     cluster = ClusterBootstrap.connect(config, storage, security, interconnect, resources);
