@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.testing.ProcessCluster;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +26,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Issue 25, part 2: online snapshots on real processes. Three nodes under a quorum writer each take
@@ -121,6 +125,56 @@ class SnapshotProcessIT {
       assertThat(work.resolve("node-0").resolve("snapshots").resolve("under-load")).doesNotExist();
       assertThat(Files.isDirectory(work.resolve("node-1").resolve("snapshots"))).isTrue();
     }
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void theSnapshotCommandTakesOneOnEveryMemberAndNamesAMemberThatDidNot() throws Exception {
+    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
+      for (int i = 0; i < 300; i++) {
+        cluster.client(0).put("k" + i, "v" + i);
+      }
+      String[] addresses = {
+        "--node", "node-1=127.0.0.1:" + cluster.httpPort(1),
+        "--node", "node-2=127.0.0.1:" + cluster.httpPort(2)
+      };
+      Run all = run(addresses, "--port", String.valueOf(cluster.httpPort(0)), "--name", "all");
+      assertThat(all.exit()).as(all.err()).isZero();
+      for (int i = 0; i < 3; i++) {
+        Path taken = work.resolve("node-" + i).resolve("snapshots").resolve("all");
+        assertThat(taken.resolve("manifest.json")).isRegularFile();
+        assertThat(all.out()).contains("node-" + i + "  " + taken.toAbsolutePath());
+      }
+      assertThat(all.err()).contains("taken on all 3 members");
+
+      cluster.node(2).kill();
+      Run partial =
+          run(addresses, "--port", String.valueOf(cluster.httpPort(0)), "--name", "partial");
+      assertThat(partial.exit()).isEqualTo(1);
+      assertThat(partial.err())
+          .contains("node-2 did not take it")
+          .contains("snapshot partial is missing on node-2 (2 of 3 members took it)");
+      assertThat(work.resolve("node-0").resolve("snapshots").resolve("partial")).isDirectory();
+
+      Run again = run(addresses, "--port", String.valueOf(cluster.httpPort(0)), "--name", "all");
+      assertThat(again.exit()).isEqualTo(1);
+      assertThat(again.err()).contains("node-0 did not take it").contains("409");
+    }
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run run(String[] addresses, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = KvorumNode.commandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    List<String> all = new ArrayList<>(List.of("snapshot", "--host", "127.0.0.1"));
+    all.addAll(List.of(addresses));
+    all.addAll(List.of(args));
+    int exit = cli.execute(all.toArray(String[]::new));
+    return new Run(exit, out.toString(), err.toString());
   }
 
   private static HttpRequest.Builder request(ProcessCluster cluster, int node, String query) {

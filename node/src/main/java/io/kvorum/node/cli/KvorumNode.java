@@ -3,6 +3,7 @@ package io.kvorum.node.cli;
 import io.kvorum.node.cli.admin.DecommissionCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.RemoveCommand;
+import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;
@@ -35,6 +36,7 @@ import sun.misc.Signal;
       StatusCommand.class,
       DecommissionCommand.class,
       RemoveCommand.class,
+      SnapshotCommand.class,
       NodeZoneCommand.class
     },
     description = {
