@@ -11,6 +11,7 @@ import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.storage.Snapshots;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -128,7 +129,7 @@ public final class KvorumServer implements AutoCloseable {
     cluster = ClusterBootstrap.connect(config, storage, security, interconnect, resources);
     replication = ReplicationBootstrap.build(config, storage, cluster, resources);
     EdgeBootstrap.servePeers(config, storage, security, replication, interconnect, resources);
-    startBackgroundWork(storage.clock(), security);
+    startBackgroundWork(storage, security);
     edge =
         EdgeBootstrap.serveClients(
             config, storage, security, cluster, replication, resources, ready::get);
@@ -139,7 +140,8 @@ public final class KvorumServer implements AutoCloseable {
    * Everything the node does by itself: what a peer's return triggers, and every periodic task (all
    * on the timer thread).
    */
-  private void startBackgroundWork(HybridLogicalClock clock, NodeSecurity security) {
+  private void startBackgroundWork(NodeStorage storage, NodeSecurity security) {
+    HybridLogicalClock clock = storage.clock();
     HintedHandoff handoff = replication.handoff();
     ClockOffsets offsets = cluster.offsets();
     // A peer that comes back gets the hints held for it, and its clock measured.
@@ -156,6 +158,8 @@ public final class KvorumServer implements AutoCloseable {
     resources.every("hint replay", HintedHandoff.REPLAY_INTERVAL, handoff::deliverAll);
     resources.every("clock offset heartbeat", ClockOffsets.HEARTBEAT, offsets::heartbeat);
     resources.every("purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);
+    resources.every(
+        "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.
     replication.antiEntropy().start();
   }

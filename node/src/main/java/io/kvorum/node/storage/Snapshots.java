@@ -43,6 +43,17 @@ public interface Snapshots {
   /** Bytes of the files that only snapshots hold (not shared with the live database). */
   long bytesHeldAlone();
 
+  /** How often {@link #keepInLimit} runs besides after each take and delete. */
+  java.time.Duration LIMIT_INTERVAL = java.time.Duration.ofSeconds(30);
+
+  /**
+   * Counts the bytes snapshots hold alone in the node's disk-usage limit ({@code
+   * --max-disk-usage}): the live database may use what is left of it. Compaction moves files from
+   * shared to held alone, so this runs after each take and delete and every {@link
+   * #LIMIT_INTERVAL}; off the caller's thread.
+   */
+  void keepInLimit();
+
   /** An engine without snapshots (tests' in-memory engines): every request fails. */
   Snapshots NONE =
       new Snapshots() {
@@ -72,5 +83,8 @@ public interface Snapshots {
         public long bytesHeldAlone() {
           return 0;
         }
+
+        @Override
+        public void keepInLimit() {}
       };
 }

@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.rocksdb.Checkpoint;
@@ -129,6 +130,7 @@ public final class RocksDbSnapshots implements Snapshots {
       JSON.writerWithDefaultPrettyPrinter()
           .writeValue(partial.resolve(MANIFEST).toFile(), manifest);
       Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+      keepInLimitNow();
       return manifest;
     } catch (IOException e) {
       removeQuietly(partial);
@@ -176,9 +178,38 @@ public final class RocksDbSnapshots implements Snapshots {
     }
     try {
       removeTree(target);
+      keepInLimitNow();
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "delete snapshot " + name, null, e);
     }
+  }
+
+  @Override
+  public void keepInLimit() {
+    if (engine.options().maxDiskBytes > 0) {
+      try {
+        executor.execute(this::keepInLimitNow);
+      } catch (RejectedExecutionException e) {
+        // Shutting down: no more writes to limit.
+      }
+    }
+  }
+
+  /** Lowers the data files' limit by what snapshots hold alone; the bytes the database may use. */
+  synchronized long keepInLimitNow() {
+    long max = engine.options().maxDiskBytes;
+    if (max <= 0) {
+      return 0;
+    }
+    long allowed = Math.max(1, max - bytesHeldAlone());
+    engine.guarded(
+        "snapshots in the disk limit",
+        null,
+        () -> {
+          engine.options().files.setMaxAllowedSpaceUsage(allowed);
+          return null;
+        });
+    return allowed;
   }
 
   @Override

@@ -293,6 +293,10 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return db;
   }
 
+  RocksDbOptions options() {
+    return options;
+  }
+
   @Override
   public StorageStats stats() {
     lifecycle.readLock().lock();

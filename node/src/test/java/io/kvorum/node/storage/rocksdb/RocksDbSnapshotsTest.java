@@ -10,6 +10,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.SnapshotException;
 import io.kvorum.node.core.SnapshotManifest;
+import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -166,6 +168,63 @@ class RocksDbSnapshotsTest {
     }
     Compaction.compact(engine);
     assertThat(snapshots.bytesHeldAlone()).isGreaterThan(100_000);
+  }
+
+  @Test
+  void whatSnapshotsHoldAloneCountsInTheDiskLimit() throws Exception {
+    Path capped = dataDir.resolve("capped");
+    Path cappedSnapshots = dataDir.resolve("capped-snapshots");
+    Random random = new Random(7);
+    // Filled without a limit (a manual compaction under one is refused for want of room), then
+    // compacted so that the snapshot holds its 3 MiB alone.
+    try (RocksDbStorageEngine unlimited =
+        RocksDbStorageEngine.open(capped, RocksDbStorageEngineTest.SMALL, storageThreads)) {
+      for (int i = 0; i < 48; i++) {
+        unlimited.put(Key.utf8("a" + i), Record.value(version(), randomBytes(random))).get();
+      }
+      new RocksDbSnapshots(unlimited, cappedSnapshots, "n1", clock::get, snapshotThread)
+          .take("before")
+          .get(30, TimeUnit.SECONDS);
+      for (int i = 0; i < 48; i++) {
+        unlimited.put(Key.utf8("a" + i), Record.tombstone(version())).get();
+      }
+      Compaction.compact(unlimited);
+    }
+    long budget = 8L << 20;
+    RocksDbStorageEngine limited =
+        RocksDbStorageEngine.open(
+            capped, new RocksDbSettings(false, 8L << 20, 256L << 10, budget), storageThreads);
+    try {
+      RocksDbSnapshots held =
+          new RocksDbSnapshots(limited, cappedSnapshots, "n1", clock::get, snapshotThread);
+      assertThat(held.bytesHeldAlone()).isGreaterThan(5L << 19);
+      assertThat(held.keepInLimitNow()).isEqualTo(budget - held.bytesHeldAlone());
+
+      long written = 0;
+      Throwable failure = null;
+      for (int i = 0; i < 200 && failure == null; i++) {
+        try {
+          limited.put(Key.utf8("b" + i), Record.value(version(), randomBytes(random))).get();
+          written += 64 << 10;
+        } catch (java.util.concurrent.ExecutionException e) {
+          failure = e.getCause();
+        }
+      }
+      assertThat(failure)
+          .isInstanceOfSatisfying(
+              StorageException.class,
+              e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.NO_SPACE));
+      // Without the snapshot counted the database would have taken about the whole 8 MiB.
+      assertThat(written).isLessThan(budget - (3L << 19));
+    } finally {
+      limited.close();
+    }
+  }
+
+  private static byte[] randomBytes(Random random) {
+    byte[] value = new byte[64 << 10];
+    random.nextBytes(value);
+    return value;
   }
 
   private Version version() {
