@@ -14,6 +14,7 @@ public final class KvorumApi {
   public static final String PATH_STATUS = "/v0/status";
   public static final String PATH_CLUSTER = "/v0/cluster";
   public static final String PATH_REPAIR = "/v0/repair";
+  public static final String PATH_SNAPSHOTS = "/v0/snapshots";
   public static final String PATH_DECOMMISSION = "/v0/cluster/decommission";
   public static final String PATH_REMOVE = "/v0/cluster/remove";
   public static final String PATH_LIVE = "/health/live";

@@ -3,12 +3,14 @@ package io.kvorum.node.cli;
 import io.kvorum.node.cli.admin.DecommissionCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.RemoveCommand;
+import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Release;
 import io.kvorum.node.server.KvorumServer;
 import java.security.Security;
 import java.util.concurrent.Callable;
@@ -34,6 +36,7 @@ import sun.misc.Signal;
       StatusCommand.class,
       DecommissionCommand.class,
       RemoveCommand.class,
+      SnapshotCommand.class,
       NodeZoneCommand.class
     },
     description = {
@@ -141,12 +144,11 @@ public final class KvorumNode implements Callable<Integer> {
     }
   }
 
-  /** The version from the jar manifest. */
+  /** The release the build wrote into the node (the same in a jar and in a test's classes). */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String version = KvorumNode.class.getPackage().getImplementationVersion();
-      return new String[] {"kvorum-node " + (version == null ? "(development build)" : version)};
+      return new String[] {"kvorum-node " + Release.version()};
     }
   }
 }

@@ -34,6 +34,9 @@ import java.util.Set;
  *   <tr><td>{@link #UNKNOWN_NODE}<td>—<td>—<td>no<td>no<td>404
  *   <tr><td>{@link #NODE_IS_UP}<td>—<td>—<td>no<td>no<td>409
  *   <tr><td>{@link #LAST_MEMBER}<td>—<td>—<td>no<td>no<td>409
+ *   <tr><td>{@link #SNAPSHOT_EXISTS}<td rowspan=2>{@link SnapshotException}<td>—<td>—<td>no
+ *       <td>no<td>409
+ *   <tr><td>{@link #UNKNOWN_SNAPSHOT}<td>—<td>—<td>no<td>no<td>404
  *   <tr><td>{@link #NO_ANSWER}<td>{@link PeerUnavailableException}<td>yes<td>yes<td>yes<td>no
  *       <td>504
  *   <tr><td>{@link #NOT_ENOUGH_REPLICAS}<td>{@link NotEnoughReplicasException}<td>—<td>—<td>yes
@@ -68,6 +71,10 @@ public enum FailureKind {
   NODE_IS_UP(409),
   /** A removal refused: the node is the last member that would own data. */
   LAST_MEMBER(409),
+  /** A snapshot refused: one of that name exists on this node. */
+  SNAPSHOT_EXISTS(409),
+  /** A snapshot refused: this node has none of that name. */
+  UNKNOWN_SNAPSHOT(404),
   /** A peer did not answer: no connection, no answer in time, a broken stream, an open breaker. */
   NO_ANSWER(504, COUNTS_AGAINST_PEER, HINTED, RETRYABLE),
   /** Fewer replicas than required answered, for mixed or untyped reasons. */
@@ -118,6 +125,10 @@ public enum FailureKind {
             case NODE_IS_UP -> NODE_IS_UP;
             case LAST_MEMBER -> LAST_MEMBER;
           };
+      case SnapshotException e ->
+          e.reason() == SnapshotException.Reason.SNAPSHOT_EXISTS
+              ? SNAPSHOT_EXISTS
+              : UNKNOWN_SNAPSHOT;
       case PeerUnavailableException e -> NO_ANSWER;
       case NotEnoughReplicasException e -> NOT_ENOUGH_REPLICAS;
     };

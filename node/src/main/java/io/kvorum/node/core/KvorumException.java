@@ -11,6 +11,7 @@ public abstract sealed class KvorumException extends RuntimeException
         InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,
+        SnapshotException,
         PeerUnavailableException,
         StorageException,
         UnavailableException {

@@ -14,8 +14,9 @@ import java.util.function.Supplier;
  * Who may send a request, with {@code --auth-tokens} (SPEC §9): every {@code /v0/} request needs a
  * bearer token whose role covers it; {@code /health/*} and {@code /metrics} stay open (probes and
  * scrapers carry no token). Reads ({@code GET}, {@code HEAD}) need {@code read}; other methods need
- * {@code write}, or {@code admin} on {@code /v0/repair} and on {@code /v0/cluster} and below. Runs
- * on the event loop: a volatile read of the tokens in force and one digest per request.
+ * {@code write}, or {@code admin} on {@code /v0/repair} and on {@code /v0/cluster} and below; every
+ * request to {@code /v0/snapshots} and below needs {@code admin}. Runs on the event loop: a
+ * volatile read of the tokens in force and one digest per request.
  */
 final class AccessControl {
   static final String API_PREFIX = "/v0/";
@@ -74,6 +75,10 @@ final class AccessControl {
 
   /** The role a request needs. */
   static Role required(HttpMethod method, String path) {
+    if (Route.isSnapshots(path)) {
+      // A snapshot's manifest names files on the node; taking one costs disk.
+      return Role.ADMIN;
+    }
     if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
       return Role.READ;
     }

@@ -9,6 +9,7 @@ import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.NodeView;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Release;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -99,6 +100,7 @@ final class AdminEndpoints {
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("node", status.nodeId());
+    body.put("version", Release.version());
     body.put("epoch", state.epoch());
     state.change().ifPresent(change -> body.put("change", change.describe()));
     Optional<String> writesRefused = admin.writeRefusal();

@@ -11,14 +11,17 @@ import io.netty.handler.codec.http.FullHttpResponse;
 final class Endpoints {
   private final DataEndpoints data;
   private final AdminEndpoints admin;
+  private final SnapshotEndpoints snapshots;
   private final AccessControl access;
 
   /**
    * @param access checks every {@code /v0/} request's token; null when no tokens are configured
    */
-  Endpoints(DataEndpoints data, AdminEndpoints admin, AccessControl access) {
+  Endpoints(
+      DataEndpoints data, AdminEndpoints admin, SnapshotEndpoints snapshots, AccessControl access) {
     this.data = data;
     this.admin = admin;
+    this.snapshots = snapshots;
     this.access = access;
   }
 
@@ -41,6 +44,8 @@ final class Endpoints {
     }
     if (route.isData()) {
       data.handle(route, request, exchange);
+    } else if (route == Route.SNAPSHOTS || route == Route.SNAPSHOT) {
+      snapshots.handle(route, request, exchange);
     } else {
       exchange.respond(admin.handle(route, request));
     }

@@ -9,6 +9,7 @@ import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.PeerUnavailableException;
+import io.kvorum.node.core.SnapshotException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
@@ -89,6 +90,7 @@ final class HttpErrorMapper {
             .with("pending", e.pending().stream().map(NodeId::value).toList());
       }
       case ClusterChangeException e -> e.details().forEach(problem::with);
+      case SnapshotException e -> problem.with("snapshot", e.name());
       case PeerUnavailableException e -> problem.with("unavailable", e.peer().value());
       case ClockOffsetException e ->
           problem

@@ -3,6 +3,7 @@ package io.kvorum.node.gateway;
 import io.kvorum.node.auth.AccessTokens;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.coordinator.SnapshotAdmin;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.tls.TlsMaterial;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -55,9 +56,14 @@ public final class HttpGateway implements AutoCloseable {
    * @param admin what operators ask of the cluster
    * @param status what the health endpoints report
    * @param registry the node's metrics, served on {@code /metrics}; the gateway's own join them
+   * @param snapshots this node's snapshots, served on {@code /v0/snapshots}
    */
   public record Services(
-      Coordinator data, ClusterAdmin admin, NodeStatus status, PrometheusMeterRegistry registry) {}
+      Coordinator data,
+      ClusterAdmin admin,
+      NodeStatus status,
+      PrometheusMeterRegistry registry,
+      SnapshotAdmin snapshots) {}
 
   /**
    * A gateway that serves HTTPS with {@code tls}'s certificate when present (renewed certificates
@@ -89,6 +95,7 @@ public final class HttpGateway implements AutoCloseable {
                 settings.inlineReplies()),
             new AdminEndpoints(
                 services.admin(), services.status(), services.registry(), () -> draining),
+            new SnapshotEndpoints(services.snapshots()),
             tokens == null ? null : new AccessControl(tokens));
   }
 

@@ -19,7 +19,12 @@ enum Route {
   METRICS(KvorumApi.PATH_METRICS, HttpMethod.GET),
   DECOMMISSION(KvorumApi.PATH_DECOMMISSION, HttpMethod.POST),
   REMOVE(KvorumApi.PATH_REMOVE, HttpMethod.POST),
+  SNAPSHOTS(KvorumApi.PATH_SNAPSHOTS, HttpMethod.GET, HttpMethod.POST),
+  /** One snapshot, {@code /v0/snapshots/NAME}. */
+  SNAPSHOT(null, HttpMethod.DELETE),
   UNKNOWN(null);
+
+  private static final String SNAPSHOT_PREFIX = KvorumApi.PATH_SNAPSHOTS + "/";
 
   private final String path;
   private final List<HttpMethod> methods;
@@ -36,7 +41,19 @@ enum Route {
         return route;
       }
     }
-    return UNKNOWN;
+    return path.startsWith(SNAPSHOT_PREFIX) && path.length() > SNAPSHOT_PREFIX.length()
+        ? SNAPSHOT
+        : UNKNOWN;
+  }
+
+  /** Whether {@code path} is {@code /v0/snapshots} or below. */
+  static boolean isSnapshots(String path) {
+    return path.equals(KvorumApi.PATH_SNAPSHOTS) || path.startsWith(SNAPSHOT_PREFIX);
+  }
+
+  /** The name of the snapshot a {@link #SNAPSHOT} request names. */
+  static String snapshotName(String uri) {
+    return path(uri).substring(SNAPSHOT_PREFIX.length());
   }
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */

@@ -5,6 +5,7 @@ import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.coordinator.SnapshotAdmin;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
@@ -81,7 +82,8 @@ public final class EdgeBootstrap {
                     coordinator,
                     admin,
                     new NodeStatus(config.nodeId().value(), ready),
-                    resources.registry())));
+                    resources.registry(),
+                    new SnapshotAdmin(storage.snapshots()))));
     InetSocketAddress address;
     try {
       address = gateway.start();

@@ -7,9 +7,11 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
 import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.storage.Snapshots;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -121,12 +123,13 @@ public final class KvorumServer implements AutoCloseable {
         StorageBootstrap.open(
             config, factory, wall != null ? wall : WallClock.fromSystemProperties(), resources);
     resources.bindProcessMetrics(storage.dataDir());
+    log.info("node {} runs kvorum {}", config.nodeId(), Release.version());
     log.info("node {} hands work between threads so: {}", config.nodeId(), resources.threading());
     resources.startEventLoops();
     cluster = ClusterBootstrap.connect(config, storage, security, interconnect, resources);
     replication = ReplicationBootstrap.build(config, storage, cluster, resources);
     EdgeBootstrap.servePeers(config, storage, security, replication, interconnect, resources);
-    startBackgroundWork(storage.clock(), security);
+    startBackgroundWork(storage, security);
     edge =
         EdgeBootstrap.serveClients(
             config, storage, security, cluster, replication, resources, ready::get);
@@ -137,7 +140,8 @@ public final class KvorumServer implements AutoCloseable {
    * Everything the node does by itself: what a peer's return triggers, and every periodic task (all
    * on the timer thread).
    */
-  private void startBackgroundWork(HybridLogicalClock clock, NodeSecurity security) {
+  private void startBackgroundWork(NodeStorage storage, NodeSecurity security) {
+    HybridLogicalClock clock = storage.clock();
     HintedHandoff handoff = replication.handoff();
     ClockOffsets offsets = cluster.offsets();
     // A peer that comes back gets the hints held for it, and its clock measured.
@@ -154,6 +158,8 @@ public final class KvorumServer implements AutoCloseable {
     resources.every("hint replay", HintedHandoff.REPLAY_INTERVAL, handoff::deliverAll);
     resources.every("clock offset heartbeat", ClockOffsets.HEARTBEAT, offsets::heartbeat);
     resources.every("purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);
+    resources.every(
+        "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.
     replication.antiEntropy().start();
   }

@@ -3,7 +3,9 @@ package io.kvorum.node.server;
 import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.FailureStreak;
+import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -59,6 +61,10 @@ public final class NodeResources implements AutoCloseable {
       // Only when named: the series of a node without --zone keep their labels.
       registry.config().commonTags("zone", zone.name());
     }
+    Gauge.builder("kvorum.build.info", () -> 1)
+        .description("1, labelled with the release this node runs (version)")
+        .tag("version", Release.version())
+        .register(registry);
   }
 
   /** The node's metrics, every component's and the process's. */

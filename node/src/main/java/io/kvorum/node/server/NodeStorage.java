@@ -4,6 +4,7 @@ import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.Snapshots;
 import io.kvorum.node.storage.StorageEngine;
 import java.nio.file.Path;
 
@@ -17,6 +18,7 @@ import java.nio.file.Path;
  * @param clock the hybrid logical clock, resumed from its persisted ceiling
  * @param membershipFiles where the node keeps its cluster state
  * @param clusterState the cluster state the node starts with
+ * @param snapshots this node's snapshots ({@code snapshots/} in the data directory)
  */
 public record NodeStorage(
     Path dataDir,
@@ -24,4 +26,5 @@ public record NodeStorage(
     StorageEngine records,
     HybridLogicalClock clock,
     MembershipStore membershipFiles,
-    ClusterState clusterState) {}
+    ClusterState clusterState,
+    Snapshots snapshots) {}

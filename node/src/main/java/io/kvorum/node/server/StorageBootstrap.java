@@ -13,11 +13,16 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.MeteredStorageEngine;
+import io.kvorum.node.storage.Snapshots;
+import io.kvorum.node.storage.rocksdb.RocksDbSnapshots;
+import io.kvorum.node.storage.rocksdb.RocksDbStorageEngine;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +63,36 @@ public final class StorageBootstrap {
         new MeteredStorageEngine(local.records(), resources.registry()),
         clock,
         files,
-        state);
+        state,
+        snapshots(config, local, dataDir, clock, resources));
+  }
+
+  /**
+   * Snapshots of a RocksDB engine in {@code snapshots/}, taken on a thread of their own (a
+   * checkpoint flushes the memtables); none for the engines of tests.
+   */
+  private static Snapshots snapshots(
+      NodeConfig config,
+      LocalStorage local,
+      Path dataDir,
+      HybridLogicalClock clock,
+      NodeResources resources) {
+    if (!(local.records() instanceof RocksDbStorageEngine rocks)) {
+      return Snapshots.NONE;
+    }
+    ExecutorService thread =
+        resources.closeOnStop(
+            Executors.newSingleThreadExecutor(
+                Thread.ofPlatform().name("kvorum-snapshots").daemon().factory()));
+    RocksDbSnapshots snapshots =
+        new RocksDbSnapshots(
+            rocks,
+            dataDir.resolve("snapshots"),
+            config.nodeId().value(),
+            () -> clock.current().value(),
+            thread);
+    snapshots.bindTo(resources.registry());
+    return snapshots;
   }
 
   /**

@@ -31,6 +31,9 @@ class FailureKindTest {
           new ClusterChangeException(reason, "refused", Map.of()),
           FailureKind.valueOf(reason.name()));
     }
+    for (SnapshotException.Reason reason : SnapshotException.Reason.values()) {
+      raised.put(new SnapshotException(reason, "nightly"), FailureKind.valueOf(reason.name()));
+    }
     raised.put(new PeerUnavailableException(NodeId.of("n2"), "down", null), FailureKind.NO_ANSWER);
     raised.put(new NotEnoughReplicasException(2, 1), FailureKind.NOT_ENOUGH_REPLICAS);
     raised.put(
@@ -75,6 +78,8 @@ class FailureKindTest {
             new Row(FailureKind.UNKNOWN_NODE, false, false, false, false, 404, false),
             new Row(FailureKind.NODE_IS_UP, false, false, false, false, 409, false),
             new Row(FailureKind.LAST_MEMBER, false, false, false, false, 409, false),
+            new Row(FailureKind.SNAPSHOT_EXISTS, false, false, false, false, 409, false),
+            new Row(FailureKind.UNKNOWN_SNAPSHOT, false, false, false, false, 404, false),
             new Row(FailureKind.NO_ANSWER, true, true, true, false, 504, false),
             new Row(FailureKind.NOT_ENOUGH_REPLICAS, false, false, true, false, 504, false),
             new Row(FailureKind.STORAGE_FAILURE, false, true, false, true, 500, false),

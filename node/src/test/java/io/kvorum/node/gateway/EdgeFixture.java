@@ -3,8 +3,10 @@ package io.kvorum.node.gateway;
 import io.kvorum.node.auth.AccessTokens;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.coordinator.SnapshotAdmin;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.Snapshots;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -58,6 +60,7 @@ final class EdgeFixture implements AutoCloseable {
                 metrics,
                 true),
             new AdminEndpoints(node.admin(), status, registry, () -> false),
+            new SnapshotEndpoints(new SnapshotAdmin(Snapshots.NONE)),
             tokens == null ? null : new AccessControl(() -> tokens));
   }
 

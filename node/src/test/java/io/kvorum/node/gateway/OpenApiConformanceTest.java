@@ -52,6 +52,7 @@ class OpenApiConformanceTest {
   private FaultyStorageEngine storage;
   private TestNode node;
   private TestNode guardedNode;
+  private TestNode rocksNode;
 
   /** Provokes one documented answer and returns the status the node gave. */
   @FunctionalInterface
@@ -75,6 +76,9 @@ class OpenApiConformanceTest {
     node.close();
     if (guardedNode != null) {
       guardedNode.close();
+    }
+    if (rocksNode != null) {
+      rocksNode.close();
     }
   }
 
@@ -164,7 +168,46 @@ class OpenApiConformanceTest {
     r.put(
         "POST /v0/cluster/remove 403",
         () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REMOVE + "?node=n2"));
+    snapshotRecipes(r);
     return r;
+  }
+
+  private void snapshotRecipes(Map<String, Recipe> r) {
+    String snapshots = KvorumApi.PATH_SNAPSHOTS;
+    r.put("POST /v0/snapshots 201", () -> onRocksDb("POST", snapshots + "?name=first"));
+    r.put(
+        "POST /v0/snapshots 409",
+        () ->
+            onRocksDb("POST", snapshots + "?name=twice") == 201
+                ? onRocksDb("POST", snapshots + "?name=twice")
+                : -1);
+    r.put("POST /v0/snapshots 400", () -> onRocksDb("POST", snapshots + "?name=..%2Fetc"));
+    r.put("GET /v0/snapshots 200", () -> onRocksDb("GET", snapshots));
+    r.put(
+        "DELETE /v0/snapshots/{name} 204",
+        () ->
+            onRocksDb("POST", snapshots + "?name=gone") == 201
+                ? onRocksDb("DELETE", snapshots + "/gone")
+                : -1);
+    r.put("DELETE /v0/snapshots/{name} 404", () -> onRocksDb("DELETE", snapshots + "/absent"));
+    for (String method : List.of("POST", "GET")) {
+      r.put(method + " /v0/snapshots 401", () -> guarded(null, method, snapshots + "?name=s"));
+      r.put(
+          method + " /v0/snapshots 403", () -> guarded(WRITE_TOKEN, method, snapshots + "?name=s"));
+    }
+    r.put("DELETE /v0/snapshots/{name} 401", () -> guarded(null, "DELETE", snapshots + "/s"));
+    r.put(
+        "DELETE /v0/snapshots/{name} 403", () -> guarded(WRITE_TOKEN, "DELETE", snapshots + "/s"));
+  }
+
+  /** Sends a request to a node of its own on RocksDB (snapshots need a real engine). */
+  private int onRocksDb(String method, String target) throws Exception {
+    if (rocksNode == null) {
+      rocksNode = TestNode.start(TestConfig.in(dataDir.resolve("rocks")).build());
+    }
+    try (RawHttpConnection raw = new RawHttpConnection(rocksNode.address())) {
+      return raw.request(method, target).status();
+    }
   }
 
   private Map<String, Integer> changes;
@@ -289,7 +332,8 @@ class OpenApiConformanceTest {
         }
         HttpResponse<Void> response =
             http.send(
-                HttpRequest.newBuilder(URI.create(node.url(path.getKey())))
+                HttpRequest.newBuilder(
+                        URI.create(node.url(path.getKey().replace("{name}", "a-name"))))
                     .method(method, HttpRequest.BodyPublishers.noBody())
                     .build(),
                 HttpResponse.BodyHandlers.discarding());

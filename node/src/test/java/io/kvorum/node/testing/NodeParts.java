@@ -15,6 +15,7 @@ import io.kvorum.node.server.NodeStorage;
 import io.kvorum.node.server.ReplicationBootstrap;
 import io.kvorum.node.server.Threading;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.Snapshots;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import java.io.IOException;
@@ -68,7 +69,8 @@ public final class NodeParts implements AutoCloseable {
               local.records(),
               clock,
               new MembershipStore(dir),
-              ClusterState.seed(config.topology().members()));
+              ClusterState.seed(config.topology().members()),
+              Snapshots.NONE);
       NodeCluster cluster = ClusterBootstrap.over(config, storage, transport, resources);
       NodeReplication replication = ReplicationBootstrap.build(config, storage, cluster, resources);
       return new NodeParts(config, resources, storage, cluster, replication);

@@ -48,21 +48,32 @@ final class NodeAddress {
    * @throws Unreachable with one line saying why, when no answer came
    */
   HttpResponse<byte[]> send(String method, String path) throws InterruptedException {
+    return send(baseUrl(), method, path, TIMEOUT);
+  }
+
+  /**
+   * Sends {@code method} to {@code path} of the node at {@code baseUrl}, waiting up to {@code
+   * timeout} for the answer.
+   *
+   * @throws Unreachable with one line saying why, when no answer came
+   */
+  static HttpResponse<byte[]> send(String baseUrl, String method, String path, Duration timeout)
+      throws InterruptedException {
     URI uri;
     try {
-      uri = URI.create(baseUrl() + path);
+      uri = URI.create(baseUrl + path);
     } catch (IllegalArgumentException e) {
-      throw new Unreachable("not a valid address: " + baseUrl());
+      throw new Unreachable("not a valid address: " + baseUrl);
     }
     HttpRequest request =
         HttpRequest.newBuilder(uri)
-            .timeout(TIMEOUT)
+            .timeout(timeout)
             .method(method, HttpRequest.BodyPublishers.noBody())
             .build();
     try (HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build()) {
       return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException | UnresolvedAddressException e) {
-      throw new Unreachable("cannot reach the node at " + baseUrl() + ": " + reason(e));
+      throw new Unreachable("cannot reach the node at " + baseUrl + ": " + reason(e, timeout));
     }
   }
 
@@ -81,9 +92,9 @@ final class NodeAddress {
     return text.toString();
   }
 
-  private static String reason(Exception e) {
+  private static String reason(Exception e, Duration timeout) {
     if (e instanceof HttpTimeoutException) {
-      return "no answer within " + TIMEOUT.toSeconds() + " s";
+      return "no answer within " + timeout.toSeconds() + " s";
     }
     if (inChain(e, UnresolvedAddressException.class) || inChain(e, UnknownHostException.class)) {
       return "unknown host";

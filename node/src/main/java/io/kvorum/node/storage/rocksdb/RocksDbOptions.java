@@ -45,6 +45,11 @@ final class RocksDbOptions implements AutoCloseable {
   final LRUCache blockCache;
   final List<ColumnFamilyDescriptor> families;
 
+  /** Tracks the data files and refuses writes beyond {@link #maxDiskBytes} (0: no limit). */
+  final SstFileManager files;
+
+  final long maxDiskBytes;
+
   /**
    * @throws RocksDBException if an option object cannot be made (then none is left open)
    */
@@ -55,7 +60,9 @@ final class RocksDbOptions implements AutoCloseable {
       writes = own(new WriteOptions()).setSync(settings.syncWrites());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       families = families(settings);
-      configure(db, own(new SstFileManager(Env.getDefault())), settings);
+      maxDiskBytes = settings.maxDiskBytes();
+      files = own(new SstFileManager(Env.getDefault()));
+      configure(db, files, settings);
     } catch (RocksDBException | RuntimeException e) {
       close();
       throw e;

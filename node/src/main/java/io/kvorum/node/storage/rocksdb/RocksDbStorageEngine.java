@@ -26,7 +26,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
@@ -289,18 +288,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return options.writes;
   }
 
-  /** Flushes every memtable and compacts all records: for tests of what compaction keeps. */
-  void compact() {
-    guarded(
-        "compact",
-        null,
-        () -> {
-          try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
-            db.flush(flush, records);
-          }
-          db.compactRange(records);
-          return null;
-        });
+  /** The open database, for this package's checkpoints; calls on it go through {@link #guarded}. */
+  RocksDB db() {
+    return db;
+  }
+
+  RocksDbOptions options() {
+    return options;
   }
 
   @Override

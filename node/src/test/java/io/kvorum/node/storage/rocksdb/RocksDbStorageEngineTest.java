@@ -98,12 +98,12 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     for (int i = 0; i < records.size(); i++) {
       put(key("k"), records.get(i));
       if (i % 10 == 9) {
-        rocks.compact();
+        Compaction.compact(rocks);
       }
     }
     assertThat(get(key("k"))).as("merged across memtable and files").contains(winner);
 
-    rocks.compact();
+    Compaction.compact(rocks);
     assertThat(get(key("k"))).as("after compaction").contains(winner);
     reopen();
     assertThat(get(key("k"))).as("after a reopen").contains(winner);
@@ -112,7 +112,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
   @Test
   void aRecordOnlyOnDiskIsNotKnownFromMemoryUntilAGetHasCachedItsBlock() {
     put(key("k"), value(1_000, "v"));
-    ((RocksDbStorageEngine) engine).compact();
+    Compaction.compact((RocksDbStorageEngine) engine);
     reopen();
 
     assertThat(engine.getFromMemory(key("k"))).as("its block not cached yet").isEmpty();

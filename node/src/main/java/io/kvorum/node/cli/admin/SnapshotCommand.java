@@ -1,0 +1,187 @@
+package io.kvorum.node.cli.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.KvorumApi;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kvorum-node snapshot}: takes snapshot N on every member of the cluster, as {@code nodetool
+ * snapshot} does (SPEC §11). Learns the members from one node's {@code GET /v0/cluster}, asks each
+ * one {@code POST /v0/snapshots?name=N} in turn, prints where each snapshot is, and exits 1 naming
+ * every member that did not take it.
+ */
+@Command(
+    name = "snapshot",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Takes a named snapshot on every member of the cluster and prints where each is.",
+    description = {
+      "",
+      "Asks the node at --host and --port for the members of its cluster, then asks each member"
+          + " to take snapshot --name of its data (a RocksDB checkpoint under"
+          + " <data-dir>/snapshots/NAME, seconds for any size, writes go on). A member is reached"
+          + " at the host of its inter-node address and the same HTTP port as --port (as in the"
+          + " Helm chart), unless --node gives its HTTP address. Copy the snapshots off the nodes"
+          + " afterwards; 'kvorum-node load' streams them into any cluster.",
+      ""
+    },
+    footer = {
+      "",
+      "Exit codes: 0 every member took it, 1 a member did not (each is named) or the cluster"
+          + " could not be asked, 2 bad options."
+    })
+public final class SnapshotCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration TAKE_TIMEOUT = Duration.ofMinutes(5);
+  private static final DateTimeFormatter DEFAULT_NAME =
+      DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT);
+
+  @Spec CommandSpec spec;
+
+  @Mixin NodeAddress node = new NodeAddress();
+
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description =
+          "The snapshot's name on every member: 1-64 letters, digits, '.', '_', '-'. Default: the"
+              + " time now in UTC, e.g. 20261127-021500.")
+  String name;
+
+  @Option(
+      names = "--node",
+      paramLabel = "ID=HOST:PORT",
+      description =
+          "The HTTP address of member ID, when it is not its inter-node host with --port. May be"
+              + " repeated.")
+  Map<String, String> httpAddresses = new LinkedHashMap<>();
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    String snapshot = name != null ? name : DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
+    List<String[]> members;
+    try {
+      members = members(err);
+    } catch (NodeAddress.Unreachable e) {
+      err.println("kvorum-node snapshot: " + e.getMessage());
+      return ExitCodes.FAILURE;
+    }
+    if (members == null) {
+      return ExitCodes.FAILURE;
+    }
+    List<String> missing = new ArrayList<>();
+    for (String[] member : members) {
+      String outcome = take(member[1], snapshot);
+      if (outcome.startsWith("/")) {
+        out.println(member[0] + "  " + outcome);
+      } else {
+        missing.add(member[0]);
+        err.println("kvorum-node snapshot: " + member[0] + " did not take it: " + outcome);
+      }
+    }
+    out.flush();
+    if (!missing.isEmpty()) {
+      err.println(
+          "kvorum-node snapshot: snapshot "
+              + snapshot
+              + " is missing on "
+              + String.join(", ", missing)
+              + " ("
+              + (members.size() - missing.size())
+              + " of "
+              + members.size()
+              + " members took it)");
+      return ExitCodes.FAILURE;
+    }
+    err.println(
+        "kvorum-node snapshot: snapshot "
+            + snapshot
+            + " taken on all "
+            + members.size()
+            + " members");
+    return ExitCodes.OK;
+  }
+
+  /** Each member's id and HTTP base URL; null (with the reason printed) if the view is wrong. */
+  private List<String[]> members(PrintWriter err) throws InterruptedException {
+    HttpResponse<byte[]> answer = node.send("GET", KvorumApi.PATH_CLUSTER);
+    JsonNode cluster = json(answer.body());
+    if (answer.statusCode() != 200 || cluster == null || !cluster.path("nodes").isArray()) {
+      err.println(
+          "kvorum-node snapshot: "
+              + node.baseUrl()
+              + KvorumApi.PATH_CLUSTER
+              + " answered "
+              + NodeAddress.describe(answer.statusCode(), cluster));
+      return null;
+    }
+    List<String[]> members = new ArrayList<>();
+    for (JsonNode member : cluster.path("nodes")) {
+      String id = member.path("id").asText();
+      String given = httpAddresses.get(id);
+      String base;
+      if (given != null) {
+        base = "http://" + given;
+      } else if (member.path("self").asBoolean()) {
+        base = node.baseUrl();
+      } else {
+        String address = member.path("address").asText();
+        int colon = address.lastIndexOf(':');
+        base = "http://" + (colon > 0 ? address.substring(0, colon) : address) + ":" + node.port;
+      }
+      members.add(new String[] {id, base});
+    }
+    return members;
+  }
+
+  /** Where the member put the snapshot (a path), or why it did not take it. */
+  private static String take(String baseUrl, String snapshot) throws InterruptedException {
+    HttpResponse<byte[]> answer;
+    try {
+      answer =
+          NodeAddress.send(
+              baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
+    } catch (NodeAddress.Unreachable e) {
+      return e.getMessage();
+    }
+    JsonNode body = json(answer.body());
+    if (answer.statusCode() != 201 || body == null || !body.hasNonNull("path")) {
+      return baseUrl + " answered " + NodeAddress.describe(answer.statusCode(), body);
+    }
+    return String.format(
+        Locale.ROOT,
+        "%s  (%,d records, %.1f MB, %.1f s)",
+        body.path("path").asText(),
+        body.path("records").asLong(),
+        body.path("bytes").asLong() / 1e6,
+        body.path("tookMillis").asLong() / 1e3);
+  }
+
+  private static JsonNode json(byte[] body) {
+    try {
+      return JSON.readTree(body);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

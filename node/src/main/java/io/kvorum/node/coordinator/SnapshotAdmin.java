@@ -1,0 +1,34 @@
+package io.kvorum.node.coordinator;
+
+import io.kvorum.node.core.SnapshotManifest;
+import io.kvorum.node.storage.Snapshots;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What operators ask of this node's snapshots ({@code /v0/snapshots}, SPEC §11): the storage's
+ * {@link Snapshots} as the edge sees them. Every call returns at once; the work runs on the
+ * snapshots' own thread.
+ */
+public final class SnapshotAdmin {
+  private final Snapshots snapshots;
+
+  public SnapshotAdmin(Snapshots snapshots) {
+    this.snapshots = snapshots;
+  }
+
+  /** Takes snapshot {@code name} of this node's records; as {@link Snapshots#take}. */
+  public CompletableFuture<SnapshotManifest> take(String name) {
+    return snapshots.take(name);
+  }
+
+  /** This node's whole snapshots, oldest first. */
+  public CompletableFuture<List<SnapshotManifest>> list() {
+    return snapshots.list();
+  }
+
+  /** Deletes snapshot {@code name}; as {@link Snapshots#delete}. */
+  public CompletableFuture<Void> delete(String name) {
+    return snapshots.delete(name);
+  }
+}

@@ -1,0 +1,86 @@
+package io.kvorum.node.gateway;
+
+import io.kvorum.node.coordinator.SnapshotAdmin;
+import io.kvorum.node.core.SnapshotManifest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * {@code /v0/snapshots}: this node's snapshots (SPEC §11), taken, listed and deleted on the
+ * snapshots' own thread and answered on the connection's event loop.
+ */
+final class SnapshotEndpoints {
+  private static final String PARAM_NAME = "name";
+
+  private final SnapshotAdmin snapshots;
+
+  SnapshotEndpoints(SnapshotAdmin snapshots) {
+    this.snapshots = snapshots;
+  }
+
+  /** Serves {@code request}; copies what it needs, the caller releases the request after. */
+  void handle(Route route, FullHttpRequest request, Exchange exchange) {
+    if (route == Route.SNAPSHOT) {
+      String name = Route.snapshotName(request.uri());
+      reply(exchange, snapshots.delete(name), done -> noContent());
+    } else if (request.method().equals(HttpMethod.POST)) {
+      String name = QueryParameters.parse(Route.query(request.uri())).text(PARAM_NAME).orElse(null);
+      reply(
+          exchange,
+          snapshots.take(name),
+          manifest -> AdminEndpoints.json(HttpResponseStatus.CREATED, view(manifest)));
+    } else {
+      reply(
+          exchange,
+          snapshots.list(),
+          list -> AdminEndpoints.json(HttpResponseStatus.OK, Map.of("snapshots", views(list))));
+    }
+  }
+
+  private static List<Map<String, Object>> views(List<SnapshotManifest> manifests) {
+    return manifests.stream().map(SnapshotEndpoints::view).toList();
+  }
+
+  private static Map<String, Object> view(SnapshotManifest manifest) {
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("name", manifest.name());
+    view.put("node", manifest.node());
+    view.put("path", manifest.path());
+    view.put("takenAt", manifest.takenAt());
+    view.put("tookMillis", manifest.tookMillis());
+    view.put("versionsUpTo", manifest.versionsUpTo());
+    view.put("records", manifest.records());
+    view.put("bytes", manifest.bytes());
+    view.put("format", manifest.format());
+    view.put("release", manifest.release());
+    return view;
+  }
+
+  private static FullHttpResponse noContent() {
+    return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT);
+  }
+
+  private static <T> void reply(
+      Exchange exchange, CompletableFuture<T> result, Function<T, FullHttpResponse> success) {
+    result.whenComplete(
+        (value, error) ->
+            exchange
+                .context()
+                .executor()
+                .execute(
+                    () ->
+                        exchange.respond(
+                            error == null
+                                ? success.apply(value)
+                                : HttpErrorMapper.toResponse(error))));
+  }
+}

@@ -1,0 +1,90 @@
+package io.kvorum.node.storage;
+
+import io.kvorum.node.core.SnapshotManifest;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
+
+/**
+ * Point-in-time copies of this node's records, taken while it serves (SPEC §11), each in its own
+ * directory under the data directory's {@code snapshots/}.
+ *
+ * <p>Contract: a snapshot holds exactly the records stored when it was taken, as a database that
+ * opens on its own (read-only, or as a node's {@code db/} in a restore); writes go on while it is
+ * taken and none of them fails because of it. A snapshot appears in {@link #list} only once whole;
+ * one interrupted midway (a crash) is never listed and is removed by the next {@link #take}. Names
+ * are {@link #NAME} and are not reused while the snapshot exists.
+ */
+public interface Snapshots {
+  /** What a name may be: a directory name on any filesystem, never hidden, never a path. */
+  Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+  /**
+   * Takes snapshot {@code name} off the caller's thread.
+   *
+   * @return its manifest, once the snapshot is whole; fails with {@link
+   *     io.kvorum.node.core.SnapshotException} if the name is taken, {@link
+   *     io.kvorum.node.core.InvalidRequestException} if it is not a {@link #NAME}, {@link
+   *     io.kvorum.node.core.StorageException} if the engine could not write it
+   */
+  CompletableFuture<SnapshotManifest> take(String name);
+
+  /** The whole snapshots, oldest first, their manifests read from disk off the caller's thread. */
+  CompletableFuture<List<SnapshotManifest>> list();
+
+  /**
+   * Deletes snapshot {@code name} and every file it holds alone, off the caller's thread.
+   *
+   * @return done once deleted; fails with {@link io.kvorum.node.core.SnapshotException} if there is
+   *     none of that name
+   */
+  CompletableFuture<Void> delete(String name);
+
+  /** Bytes of the files that only snapshots hold (not shared with the live database). */
+  long bytesHeldAlone();
+
+  /** How often {@link #keepInLimit} runs besides after each take and delete. */
+  java.time.Duration LIMIT_INTERVAL = java.time.Duration.ofSeconds(30);
+
+  /**
+   * Counts the bytes snapshots hold alone in the node's disk-usage limit ({@code
+   * --max-disk-usage}): the live database may use what is left of it. Compaction moves files from
+   * shared to held alone, so this runs after each take and delete and every {@link
+   * #LIMIT_INTERVAL}; off the caller's thread.
+   */
+  void keepInLimit();
+
+  /** An engine without snapshots (tests' in-memory engines): every request fails. */
+  Snapshots NONE =
+      new Snapshots() {
+        @Override
+        public CompletableFuture<SnapshotManifest> take(String name) {
+          return CompletableFuture.failedFuture(
+              new io.kvorum.node.core.StorageException(
+                  io.kvorum.node.core.StorageException.Kind.FAILURE,
+                  "snapshot " + name + " (this storage engine takes none)",
+                  null,
+                  null));
+        }
+
+        @Override
+        public CompletableFuture<List<SnapshotManifest>> list() {
+          return CompletableFuture.completedFuture(List.of());
+        }
+
+        @Override
+        public CompletableFuture<Void> delete(String name) {
+          return CompletableFuture.failedFuture(
+              new io.kvorum.node.core.SnapshotException(
+                  io.kvorum.node.core.SnapshotException.Reason.UNKNOWN_SNAPSHOT, name));
+        }
+
+        @Override
+        public long bytesHeldAlone() {
+          return 0;
+        }
+
+        @Override
+        public void keepInLimit() {}
+      };
+}
