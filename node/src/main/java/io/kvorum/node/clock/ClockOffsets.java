@@ -68,6 +68,7 @@ public final class ClockOffsets {
   private final long maxMillis;
   private final Map<NodeId, Measurement> measured = new ConcurrentHashMap<>();
   private volatile boolean refusing;
+  private volatile boolean unmeasured;
 
   /**
    * @param clock this node's clock: its wall clock is the one measured, its versions the ones
@@ -89,6 +90,7 @@ public final class ClockOffsets {
     this.monotonicNanos = monotonicNanos;
     this.maxMillis = maxOffset.toMillis();
     this.peers.forEach(this::gauge);
+    noteMeasured();
     Gauge.builder("kvorum.clock.offset.refusing", this, o -> o.refusal().isPresent() ? 1 : 0)
         .description("1 while this node refuses to coordinate writes because of its clock")
         .register(registry);
@@ -115,6 +117,7 @@ public final class ClockOffsets {
     peers = List.copyOf(current);
     peers.forEach(this::gauge);
     measured.keySet().retainAll(peers);
+    noteMeasured();
   }
 
   /** The max clock offset. */
@@ -168,7 +171,17 @@ public final class ClockOffsets {
     long roundTrip = Math.max(0, received - sent);
     Offset offset = new Offset(peerWall - (sent + roundTrip / 2), (roundTrip + 1) / 2);
     measured.put(peer, new Measurement(offset, received, monotonicMillis()));
+    noteMeasured();
     noteVerdict();
+  }
+
+  /**
+   * Keeps {@link #unmeasured()} a field read, since every coordinated write asks: recomputed after
+   * each change of the peers or of the measurements, under a lock so that the last recomputation
+   * follows every change.
+   */
+  private synchronized void noteMeasured() {
+    unmeasured = !measured.keySet().containsAll(peers);
   }
 
   /**
@@ -177,12 +190,7 @@ public final class ClockOffsets {
    * this node's own clock is not proven.
    */
   public boolean unmeasured() {
-    for (NodeId peer : peers) {
-      if (!measured.containsKey(peer)) {
-        return true;
-      }
-    }
-    return false;
+    return unmeasured;
   }
 
   /** The offset to {@code peer} now, if it was ever measured. */

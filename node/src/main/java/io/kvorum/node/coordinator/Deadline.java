@@ -32,6 +32,11 @@ final class Deadline {
     this.schedulers = schedulers;
   }
 
+  /** The scheduler for the timers of a request started on this thread. */
+  ScheduledExecutorService scheduler() {
+    return schedulers.get();
+  }
+
   <T> CompletableFuture<List<QuorumCall.Answer<T>>> await(QuorumCall<T> call) {
     // Decided already (every replica asked answered from memory, on this thread): no timer.
     CompletionStage<List<QuorumCall.Answer<T>>> timed =

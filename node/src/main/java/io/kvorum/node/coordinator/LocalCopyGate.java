@@ -4,6 +4,8 @@ import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,13 +26,16 @@ final class LocalCopyGate {
   /**
    * @param peers how many peer replicas the write goes to
    * @param limit the longest the copy waits for a peer's answer
+   * @param timer keeps the limit's timer (the request's own scheduler, as {@link Deadline}'s)
    */
-  LocalCopyGate(int peers, Duration limit) {
+  LocalCopyGate(int peers, Duration limit, ScheduledExecutorService timer) {
     this.unanswered = new AtomicInteger(peers);
     if (peers == 0) {
       open.complete(null);
     } else {
-      open.completeOnTimeout(null, limit.toNanos(), TimeUnit.NANOSECONDS);
+      ScheduledFuture<?> expiry =
+          timer.schedule(() -> open.complete(null), limit.toNanos(), TimeUnit.NANOSECONDS);
+      open.whenComplete((ok, error) -> expiry.cancel(false));
     }
   }
 

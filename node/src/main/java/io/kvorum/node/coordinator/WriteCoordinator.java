@@ -89,6 +89,6 @@ public final class WriteCoordinator {
     if (!clockUnproven.getAsBoolean() || nodes.stream().noneMatch(replicas::isSelf)) {
       return null;
     }
-    return new LocalCopyGate(nodes.size() - 1, gateLimit);
+    return new LocalCopyGate(nodes.size() - 1, gateLimit, deadline.scheduler());
   }
 }
