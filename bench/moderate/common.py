@@ -3,7 +3,7 @@
 with wrk2 at a constant rate spread over the nodes, and read every node thread's CPU time and
 context switches from /proc, grouped by thread pool (kvorum-io-2 -> kvorum-io, C2 CompilerThre -> C2).
 Environment: KVORUM_JAVA (a JDK's java; default: bin/find-java --jdk), WRK2 (default: wrk on the PATH)."""
-import os, re, subprocess, sys, time, json, urllib.request, shutil, argparse, collections
+import os, re, subprocess, sys, time, json, urllib.request, shutil, argparse, collections, contextlib
 
 TICK = os.sysconf('SC_CLK_TCK')
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -109,3 +109,30 @@ def report(label, g, secs, reqs):
         cpu = v[0] / TICK
         print(f'   {k:32s} {cpu*1e6/reqs if reqs else cpu/secs*100:9.1f} {"us/req" if reqs else "%core"}  sw/req={v[1]/reqs if reqs else v[1]/secs:.2f}')
     sys.stdout.flush()
+
+def parser(doc):
+    """The options every script shares: the jar, the output directory, the rate and wrk2 script, and
+    extra JVM options and node flags ({i} in a JVM option becomes the node's index)."""
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument('--jar', default='node/target/kvorum-node.jar')
+    ap.add_argument('--out', default='/tmp/kvorum-moderate')
+    ap.add_argument('--rate', type=int, default=1000)
+    ap.add_argument('--script', default=os.path.join(HERE, 'put.lua'))
+    ap.add_argument('--jvm', action='append', default=[])
+    ap.add_argument('--flag', action='append', default=[])
+    return ap
+
+@contextlib.contextmanager
+def cluster(a, extra_jvm=()):
+    """Three nodes of a.jar, with a.jvm and a.flag, stopped on the way out; yields their pids."""
+    procs, ready = start(a.jar, a.out, extra_jvm=[*extra_jvm, *a.jvm], extra_flags=a.flag)
+    print(f'ready after {ready:.1f}s')
+    try:
+        yield [p.pid for p in procs]
+    finally:
+        for p in procs: p.terminate()
+        for p in procs: p.wait()
+
+def idle(pids, secs, label):
+    s0 = sample(pids); t0 = time.time(); time.sleep(secs); s1 = sample(pids)
+    report(label, diff(s0, s1), time.time() - t0, 0)

@@ -4,22 +4,15 @@ optionally strace -c of node-0 first. ASYNC_PROFILER_LIB: libasyncProfiler.so.""
 import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
-ap = argparse.ArgumentParser()
-ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-ap.add_argument('--out', default='/tmp/kvorum-moderate')
-ap.add_argument('--rate', type=int, default=1000)
+ap = parser(__doc__)
 ap.add_argument('--event', default='cpu')
 ap.add_argument('--opts', default='interval=1ms')
 ap.add_argument('--warm', type=int, default=100)
 ap.add_argument('--secs', type=int, default=60)
-ap.add_argument('--script', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'put.lua'))
 ap.add_argument('--strace', type=int, default=0)
 a = ap.parse_args()
 LIB = os.environ.get('ASYNC_PROFILER_LIB', '/opt/ap/linux-x64/libasyncProfiler.so')
-HERE = os.path.dirname(os.path.abspath(__file__))
-procs, ready = start(a.jar, a.out, extra_jvm=['-XX:+EnableDynamicAgentLoading', '-XX:+UnlockDiagnosticVMOptions', '-XX:+DebugNonSafepoints'])
-pids = [p.pid for p in procs]
-try:
+with cluster(a, extra_jvm=['-XX:+EnableDynamicAgentLoading', '-XX:+UnlockDiagnosticVMOptions', '-XX:+DebugNonSafepoints']) as pids:
     ws = wrk(a.script, a.rate, a.warm + a.secs + 5 + a.strace, 3, a.out, 'load')
     time.sleep(a.warm)
     if a.strace:
@@ -35,6 +28,3 @@ try:
     report('profiled window', diff(s0, s1), t1 - t0, a.rate * (t1 - t0))
     for w in ws: w.wait()
     print(pct(a.out, 'load', 3))
-finally:
-    for p in procs: p.terminate()
-    for p in procs: p.wait()

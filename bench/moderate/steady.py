@@ -4,26 +4,15 @@ steady state over the second half, idle CPU just after start and once warm."""
 import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
-ap = argparse.ArgumentParser()
-ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-ap.add_argument('--out', default='/tmp/kvorum-moderate')
-ap.add_argument('--rate', type=int, default=1000)
+ap = parser(__doc__)
 ap.add_argument('--secs', type=int, default=240)
 ap.add_argument('--window', type=int, default=20)
 ap.add_argument('--idle', type=int, default=30)
-ap.add_argument('--script', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'put.lua'))
-ap.add_argument('--jvm', action='append', default=[])
-ap.add_argument('--flag', action='append', default=[])
 a = ap.parse_args()
-procs, ready = start(a.jar, a.out, extra_jvm=a.jvm, extra_flags=a.flag)
-pids = [p.pid for p in procs]
-print(f'ready after {ready:.1f}s')
-try:
-    s0 = sample(pids); t0 = time.time(); time.sleep(a.idle); s1 = sample(pids)
-    report('idle after start (all 3 nodes)', diff(s0, s1), time.time() - t0, 0)
+with cluster(a) as pids:
+    idle(pids, a.idle, 'idle after start (all 3 nodes)')
     ws = wrk(a.script, a.rate, a.secs, 3, a.out, 'load')
     start_t = time.time(); prev = sample(pids); prev_t = start_t
-    windows = []
     steady_a = None
     while time.time() - start_t < a.secs - 1:
         time.sleep(a.window)
@@ -40,8 +29,4 @@ try:
     if steady_a:
         report(f'steady {steady_a[1]-start_t:.0f}s..{prev_t-start_t:.0f}s', diff(steady_a[0], prev), prev_t - steady_a[1], a.rate * (prev_t - steady_a[1]))
     print(pct(a.out, 'load', 3))
-    s0 = sample(pids); t0 = time.time(); time.sleep(a.idle); s1 = sample(pids)
-    report('idle once warm', diff(s0, s1), time.time() - t0, 0)
-finally:
-    for p in procs: p.terminate()
-    for p in procs: p.wait()
+    idle(pids, a.idle, 'idle once warm')

@@ -4,23 +4,15 @@ thread pool, and idle CPU once warm."""
 import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
-ap = argparse.ArgumentParser()
-ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-ap.add_argument('--out', default='/tmp/kvorum-moderate')
+ap = parser(__doc__)
 ap.add_argument('--label', default='')
-ap.add_argument('--rate', type=int, default=1000)
 ap.add_argument('--warm-rate', type=int, default=4000)
 ap.add_argument('--warm', type=int, default=45)
 ap.add_argument('--settle', type=int, default=20)
 ap.add_argument('--secs', type=int, default=60)
 ap.add_argument('--idle', type=int, default=20)
-ap.add_argument('--script', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'put.lua'))
-ap.add_argument('--jvm', action='append', default=[])
-ap.add_argument('--flag', action='append', default=[])
 a = ap.parse_args()
-procs, ready = start(a.jar, a.out, extra_jvm=a.jvm, extra_flags=a.flag)
-pids = [p.pid for p in procs]
-try:
+with cluster(a) as pids:
     for w in wrk(a.script, a.warm_rate, a.warm, 3, a.out, 'warm'): w.wait()
     ws = wrk(a.script, a.rate, a.settle + a.secs, 3, a.out, 'load')
     time.sleep(a.settle)
@@ -31,8 +23,4 @@ try:
     report('steady', diff(s0, s1), t1 - t0, a.rate * (t1 - t0))
     print(pct(a.out, 'load', 3))
     time.sleep(5)
-    s0 = sample(pids); t0 = time.time(); time.sleep(a.idle); s1 = sample(pids)
-    report('idle once warm', diff(s0, s1), time.time() - t0, 0)
-finally:
-    for p in procs: p.terminate()
-    for p in procs: p.wait()
+    idle(pids, a.idle, 'idle once warm')
