@@ -37,13 +37,9 @@ public final class CostHeadline {
     }
     rows.put("saturation: µs per write, all (nodes); writes/s", CostHeadline::saturation);
     rows.put("idle once warm", j -> idle(j.idle(IdleCpu.ONCE_WARM)));
-    StringBuilder md = new StringBuilder("| measure |");
-    StringBuilder rule = new StringBuilder("| --- |");
-    for (JarResults jar : jars) {
-      md.append(' ').append(jar.label()).append(" |");
-      rule.append(" --- |");
-    }
-    md.append('\n').append(rule).append('\n');
+    StringBuilder md =
+        new StringBuilder(
+            Table.header("measure", jars.stream().map(JarResults::label).toList(), "---"));
     for (Map.Entry<String, Function<JarResults, String>> row : rows.entrySet()) {
       List<String> cells = jars.stream().map(row.getValue()).toList();
       if (cells.stream().allMatch(c -> c.equals("–"))) {

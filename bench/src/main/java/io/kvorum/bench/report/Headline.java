@@ -68,13 +68,9 @@ public final class Headline {
       return "Issue 10 states targets for 3 nodes with ack=2 from=3 and for 1 node, both with"
           + " 1 KiB values; this run's setup has none.\n";
     }
-    StringBuilder md = new StringBuilder("| target |");
-    StringBuilder rule = new StringBuilder("| --- |");
-    for (JarResults jar : jars) {
-      md.append(' ').append(jar.label()).append(" |");
-      rule.append(" --- |");
-    }
-    md.append(" nginx `return 204`, same run |\n").append(rule).append(" --- |\n");
+    List<String> columns = new ArrayList<>(jars.stream().map(JarResults::label).toList());
+    columns.add("nginx `return 204`, same run");
+    StringBuilder md = new StringBuilder(Table.header("target", columns, "---"));
     for (Target target : targets) {
       double ceiling = ceiling(nginx, target.p99Millis());
       md.append("| ").append(target.text()).append(" |");

@@ -62,13 +62,9 @@ public final class PoolTable {
   /** The table of these columns. */
   public static String table(List<Column> columns) {
     Map<String, List<PoolUsage>> rows = rows(columns);
-    StringBuilder md = new StringBuilder("| pool |");
-    StringBuilder rule = new StringBuilder("| --- |");
-    for (Column column : columns) {
-      md.append(' ').append(column.label()).append(" |");
-      rule.append(" ---: |");
-    }
-    md.append('\n').append(rule).append('\n');
+    StringBuilder md =
+        new StringBuilder(
+            Table.header("pool", columns.stream().map(Column::label).toList(), "---:"));
     for (Map.Entry<String, List<PoolUsage>> row : rows.entrySet()) {
       md.append("| ").append(row.getKey()).append(" |");
       for (int i = 0; i < columns.size(); i++) {

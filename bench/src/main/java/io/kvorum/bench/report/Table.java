@@ -2,6 +2,7 @@ package io.kvorum.bench.report;
 
 import io.kvorum.bench.load.PhaseResult;
 import io.kvorum.bench.measure.GcPauses;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -16,6 +17,18 @@ public final class Table {
         + " | all µs/req | ctx sw/req | GC pauses | verdict |\n"
         + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"
         + " --- | --- |\n";
+  }
+
+  /**
+   * A markdown table's first two lines: {@code first}, then a column per label, each of the latter
+   * with {@code rule} ({@code ---}, or {@code ---:} to align numbers right).
+   */
+  static String header(String first, List<String> labels, String rule) {
+    StringBuilder md = new StringBuilder("| ").append(first).append(" |");
+    labels.forEach(label -> md.append(' ').append(label).append(" |"));
+    md.append("\n| --- |");
+    labels.forEach(label -> md.append(' ').append(rule).append(" |"));
+    return md.append('\n').toString();
   }
 
   /** One row; latencies in milliseconds. */
