@@ -3,6 +3,7 @@ package io.kvorum.node.testing;
 import io.kvorum.api.KvorumClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
@@ -18,6 +20,12 @@ import org.awaitility.Awaitility;
  * node/target/kvorum-node.jar …}. Output goes to files beside the data directory.
  */
 public final class NodeProcess implements AutoCloseable {
+  /** The first port handed out: above the README's (8080-8082, 9090-9092) and other services'. */
+  private static final int FIRST_PORT = 10_000;
+
+  /** Where the kernel's ephemeral ports (outgoing connections' source ports) begin. */
+  private static final int EPHEMERAL_LOW = ephemeralLow();
+
   private final Process process;
   private final Path stdout;
   private final Path stderr;
@@ -174,11 +182,33 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * A port free now, below the kernel's ephemeral range: a node restarted on its ports must find
+   * them free, and a port of the ephemeral range (what {@code new ServerSocket(0)} gives) may be
+   * taken meanwhile as the source port of any outgoing connection on the machine, e.g. a peer's
+   * reconnection, which fails the restart with "address in use".
+   */
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    int below = EPHEMERAL_LOW;
+    for (int attempt = 0; attempt < 1000; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, below);
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.setReuseAddress(false);
+        socket.bind(new InetSocketAddress("0.0.0.0", port));
+        return port;
+      } catch (IOException taken) {
+        // in use: try another
+      }
+    }
+    throw new IllegalStateException("no free port in " + FIRST_PORT + "-" + (below - 1));
+  }
+
+  private static int ephemeralLow() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      return Math.max(FIRST_PORT + 1000, Integer.parseInt(range.split("\\s+")[0]));
+    } catch (IOException | RuntimeException e) {
+      return 32_768; // Linux's default
     }
   }
 
