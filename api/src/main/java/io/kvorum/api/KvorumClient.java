@@ -116,10 +116,11 @@ public final class KvorumClient implements AutoCloseable {
    * Stores {@code value} under {@code key}.
    *
    * @param ttl how long the value lives, or null for ever
-   * @return the entity tag of the version written
+   * @return the entity tag of the version written, or null from a node of kvorum 0.1.0, which
+   *     answers none (a cluster in the middle of its upgrade)
    */
   public String put(byte[] key, byte[] value, Consistency consistency, Duration ttl) {
-    return etag(expect(send(putRequest(key, value, consistency, ttl)), 201));
+    return etagIfAny(expect(send(putRequest(key, value, consistency, ttl)), 201));
   }
 
   public String put(byte[] key, byte[] value, Consistency consistency) {
@@ -134,9 +135,12 @@ public final class KvorumClient implements AutoCloseable {
     return put(utf8(key), utf8(value));
   }
 
-  /** Deletes {@code key}; answers the entity tag of the tombstone's version. */
+  /**
+   * Deletes {@code key}; answers the entity tag of the tombstone's version, or null from a node of
+   * kvorum 0.1.0, which answers none.
+   */
   public String delete(byte[] key, Consistency consistency) {
-    return etag(expect(send(entity(key, consistency, "").DELETE()), 202));
+    return etagIfAny(expect(send(entity(key, consistency, "").DELETE()), 202));
   }
 
   public String delete(byte[] key) {
@@ -254,6 +258,10 @@ public final class KvorumClient implements AutoCloseable {
       return ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG));
     }
     return ConditionalResult.written(etag(expect(response, success)));
+  }
+
+  private static String etagIfAny(HttpResponse<byte[]> response) {
+    return response.headers().firstValue(KvorumApi.ETAG).orElse(null);
   }
 
   private static String etag(HttpResponse<byte[]> response) {

@@ -32,7 +32,8 @@ public final class ClusterBootstrap {
                     storage.clock(),
                     resources.grpcLoops(),
                     resources.threading(),
-                    security.tls()),
+                    security.tls(),
+                    resources.registry()),
                 ResilientPeerTransport.MAX_CALLS_IN_FLIGHT_PER_PEER,
                 ResilientPeerTransport.BREAKER_OPEN_FOR,
                 resources.registry()));

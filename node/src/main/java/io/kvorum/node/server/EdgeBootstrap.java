@@ -40,7 +40,8 @@ public final class EdgeBootstrap {
               storage.clock(),
               ReplicationBootstrap.served(config, storage, replication, replication.changes()),
               resources.grpcLoops(),
-              security.tls()));
+              security.tls(),
+              resources.registry()));
     } catch (UncheckedIOException e) {
       throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
     }

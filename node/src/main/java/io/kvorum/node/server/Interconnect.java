@@ -9,6 +9,8 @@ import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.grpc.GrpcPeerTransport;
 import io.kvorum.node.transport.grpc.GrpcReplicaServer;
 import io.kvorum.node.transport.grpc.GrpcTls;
+import io.kvorum.node.transport.grpc.PeerProtocol;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 
@@ -19,18 +21,20 @@ import java.util.Optional;
 public interface Interconnect {
   /**
    * The client side: replica calls to every peer of the topology, secured by {@code tls} when
-   * present. Interconnects that are no network (the in-memory one of tests) ignore it.
+   * present, its refusals of peers counted in {@code registry}. Interconnects that are no network
+   * (the in-memory one of tests) ignore both.
    */
   PeerTransport connect(
       NodeConfig config,
       Clock clock,
       EventLoops loops,
       Threading threading,
-      Optional<TlsMaterial> tls);
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry);
 
   /**
    * The server side: serves {@code service} to the peers until closed, secured by {@code tls} when
-   * present (ignored as above).
+   * present, its refusals of peers counted in {@code registry} (both ignored as above).
    *
    * @throws UncheckedIOException if the inter-node port cannot be bound
    */
@@ -39,7 +43,8 @@ public interface Interconnect {
       Clock clock,
       ReplicaService service,
       EventLoops loops,
-      Optional<TlsMaterial> tls);
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry);
 
   /** Production: gRPC on {@code --grpc-port}, mutual TLS if configured. */
   Interconnect GRPC =
@@ -50,7 +55,8 @@ public interface Interconnect {
             Clock clock,
             EventLoops loops,
             Threading threading,
-            Optional<TlsMaterial> tls) {
+            Optional<TlsMaterial> tls,
+            MeterRegistry registry) {
           return new GrpcPeerTransport(
               config.topology(),
               clock,
@@ -59,7 +65,8 @@ public interface Interconnect {
               maxMessageBytes(config),
               loops,
               threading.sharedLoops() && threading.channelPerLoop(),
-              tls.map(GrpcTls::of));
+              tls.map(GrpcTls::of),
+              PeerProtocol.current(registry));
         }
 
         @Override
@@ -68,7 +75,8 @@ public interface Interconnect {
             Clock clock,
             ReplicaService service,
             EventLoops loops,
-            Optional<TlsMaterial> tls) {
+            Optional<TlsMaterial> tls,
+            MeterRegistry registry) {
           return GrpcReplicaServer.start(
               config.nodeId(),
               config.grpcPort(),
@@ -76,7 +84,8 @@ public interface Interconnect {
               clock,
               maxMessageBytes(config),
               loops,
-              tls.map(GrpcTls::of));
+              tls.map(GrpcTls::of),
+              PeerProtocol.current(registry));
         }
 
         /** The largest value, the largest key, and room for the framing around them. */

@@ -9,6 +9,7 @@ import io.kvorum.node.server.Threading;
 import io.kvorum.node.tls.TlsMaterial;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -57,10 +58,11 @@ public final class FaultyInterconnect implements Interconnect, LinkFaults {
       Clock clock,
       EventLoops loops,
       Threading threading,
-      Optional<TlsMaterial> tls) {
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry) {
     FaultyPeerTransport transport =
         new FaultyPeerTransport(
-            real.connect(config, clock, loops, threading, tls),
+            real.connect(config, clock, loops, threading, tls, registry),
             config.nodeId(),
             this,
             config.requestTimeout(),
@@ -76,8 +78,9 @@ public final class FaultyInterconnect implements Interconnect, LinkFaults {
       Clock clock,
       ReplicaService service,
       EventLoops loops,
-      Optional<TlsMaterial> tls) {
-    AutoCloseable server = real.serve(config, clock, service, loops, tls);
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry) {
+    AutoCloseable server = real.serve(config, clock, service, loops, tls, registry);
     NodeId id = config.nodeId();
     Integer port = config.grpcPort();
     serving.put(id, port);

@@ -9,6 +9,7 @@ import io.kvorum.node.server.Threading;
 import io.kvorum.node.tls.TlsMaterial;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,8 @@ public final class InMemoryNetwork implements Interconnect, LinkFaults {
       Clock clock,
       EventLoops loops,
       Threading threading,
-      Optional<TlsMaterial> tls) {
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry) {
     return connect(config, clock);
   }
 
@@ -85,7 +87,8 @@ public final class InMemoryNetwork implements Interconnect, LinkFaults {
       Clock clock,
       ReplicaService service,
       EventLoops loops,
-      Optional<TlsMaterial> tls) {
+      Optional<TlsMaterial> tls,
+      MeterRegistry registry) {
     return serve(config, clock, service);
   }
 

@@ -51,13 +51,19 @@ public final class NodeProcess implements AutoCloseable {
   /** Launches {@code kvorum-node args…} with extra environment variables; does not wait. */
   public static NodeProcess launch(
       Path logDir, int httpPort, Map<String, String> env, String... args) {
+    return launch(jar(), logDir, httpPort, env, args);
+  }
+
+  /** As {@link #launch(Path, int, Map, String...)}, from another release's {@code jar}. */
+  public static NodeProcess launch(
+      Path jar, Path logDir, int httpPort, Map<String, String> env, String... args) {
     try {
       Files.createDirectories(logDir);
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Xmx256m");
       command.add("-jar");
-      command.add(jar().toString());
+      command.add(jar.toString());
       command.addAll(List.of(args));
       Path out = Files.createTempFile(logDir, "node-", ".out");
       Path err = Files.createTempFile(logDir, "node-", ".err");

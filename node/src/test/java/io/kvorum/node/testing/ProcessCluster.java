@@ -21,6 +21,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final NodeProcess[] nodes;
   private final Map<Integer, Map<String, String>> environments = new HashMap<>();
   private final Map<Integer, List<String>> nodeFlags = new HashMap<>();
+  private final Map<Integer, Path> jars = new HashMap<>();
 
   public ProcessCluster(Path root, int size, String... extraFlags) {
     this.root = root;
@@ -49,6 +50,15 @@ public final class ProcessCluster implements AutoCloseable {
   /** Node {@code i} runs with these flags too, e.g. {@code --zone a}; set before it starts. */
   public ProcessCluster flags(int i, String... flags) {
     nodeFlags.put(i, List.of(flags));
+    return this;
+  }
+
+  /**
+   * Node {@code i} runs from {@code jar} (another release's) from its next start on; by default
+   * from the jar under test.
+   */
+  public ProcessCluster jar(int i, Path jar) {
+    jars.put(i, jar);
     return this;
   }
 
@@ -86,6 +96,7 @@ public final class ProcessCluster implements AutoCloseable {
     args.addAll(nodeFlags.getOrDefault(i, List.of()));
     nodes[i] =
         NodeProcess.launch(
+            jars.getOrDefault(i, NodeProcess.jar()),
             root.resolve("logs"),
             httpPorts[i],
             environments.getOrDefault(i, Map.of()),

@@ -1,5 +1,6 @@
 package io.kvorum.node.storage.rocksdb;
 
+import io.kvorum.node.core.Release;
 import io.kvorum.node.core.StorageException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -24,11 +25,25 @@ import org.rocksdb.RocksIterator;
  * (RocksDB leaves files it does not name alone). Records of another format must never meet the
  * {@code max} merge operator, which would compare their bytes as if they were this format's, so a
  * directory is opened only if its marker names this format, or if it holds no records yet (then the
- * marker is written). A database without a marker but with records was written by kvorum 0.1.
+ * marker is written).
+ *
+ * <p>Formats are numbered ({@code kvorum-records-N}); every release so far writes format 3 (0.1.0
+ * and 0.2.0: a 0.1.0 directory opens as it is, and a node can go back to 0.1.0 on a directory this
+ * release ran on). The marker's first line is the format; a release that introduces a newer format
+ * writes a second line {@code release=X} naming itself, so that an older release can refuse the
+ * directory naming the release that opens it. The marker of format 3 stays one line: 0.1.0 compares
+ * the whole file. A database without a marker but with records was written by a development build
+ * before 0.1.0 (format 2), which no release reads.
  */
 final class FormatMarker {
   static final String FILE = "KVORUM-FORMAT";
   static final String CURRENT = "kvorum-records-3";
+
+  /** The number of {@link #CURRENT}. */
+  static final int CURRENT_NUMBER = 3;
+
+  private static final String PREFIX = "kvorum-records-";
+  private static final String RELEASE = "release=";
 
   private FormatMarker() {}
 
@@ -42,21 +57,70 @@ final class FormatMarker {
     Path marker = directory.resolve(FILE);
     try {
       if (Files.exists(marker)) {
-        String format = Files.readString(marker, StandardCharsets.UTF_8).strip();
+        List<String> lines = Files.readAllLines(marker, StandardCharsets.UTF_8);
+        String format = lines.isEmpty() ? "" : lines.get(0).strip();
         if (!format.equals(CURRENT)) {
-          throw refused(directory, "holds records in format '" + format + "', not " + CURRENT);
+          throw refused(directory, unreadable(format, lines));
         }
         return false;
       }
       if (Files.exists(directory.resolve("CURRENT")) && holdsData(directory)) {
         throw refused(
             directory,
-            "holds records in the on-disk format of kvorum 0.1, which this version cannot read:"
-                + " wipe the data directory to start this node afresh");
+            "holds records without a format marker, written by a development build before kvorum"
+                + " 0.1.0, which no release reads: wipe the data directory to start this node"
+                + " afresh");
       }
       return true;
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "open " + directory, null, e);
+    }
+  }
+
+  /**
+   * Why a marker naming {@code format} is refused: a newer format names the release that wrote it
+   * (its {@code release=} line) as the one to start the node with.
+   */
+  private static String unreadable(String format, List<String> lines) {
+    int number = number(format);
+    String release = Release.version();
+    if (number > CURRENT_NUMBER) {
+      String opener =
+          lines.stream()
+              .skip(1)
+              .map(String::strip)
+              .filter(l -> l.startsWith(RELEASE))
+              .map(l -> "kvorum " + l.substring(RELEASE.length()) + " or later")
+              .findFirst()
+              .orElse("the release that wrote it (one later than " + release + ")");
+      return "holds records in format '"
+          + format
+          + "', newer than kvorum "
+          + release
+          + " reads ("
+          + CURRENT
+          + "): start this node with "
+          + opener;
+    }
+    return "holds records in format '"
+        + format
+        + "', which kvorum "
+        + release
+        + " does not read (it reads "
+        + CURRENT
+        + ", written by every release since 0.1.0): wipe the data directory to start this node"
+        + " afresh";
+  }
+
+  /** The number of {@code kvorum-records-N}, or -1 for a name of no known shape. */
+  private static int number(String format) {
+    if (!format.startsWith(PREFIX)) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(format.substring(PREFIX.length()));
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 

@@ -7,6 +7,7 @@ import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -62,6 +63,7 @@ public final class GrpcPeerTransport implements PeerTransport {
   private final Duration callTimeout;
   private final Duration helloTimeout;
   private final PeerChannels channels;
+  private final PeerProtocol protocol;
   private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
 
   /**
@@ -76,6 +78,7 @@ public final class GrpcPeerTransport implements PeerTransport {
    * @param channelPerLoop one channel per peer on each loop, used by calls made on that loop; else
    *     one channel per peer
    * @param tls the certificates of mutual TLS, or empty for plain text
+   * @param protocol the protocol this node speaks in its hellos, and the peers' it talks to
    */
   public GrpcPeerTransport(
       Topology topology,
@@ -85,8 +88,10 @@ public final class GrpcPeerTransport implements PeerTransport {
       int maxMessageBytes,
       EventLoops loops,
       boolean channelPerLoop,
-      Optional<GrpcTls> tls) {
+      Optional<GrpcTls> tls,
+      PeerProtocol protocol) {
     this.self = topology.self();
+    this.protocol = protocol;
     this.callTimeout = callTimeout;
     this.helloTimeout = helloTimeout;
     this.channels =
@@ -182,12 +187,28 @@ public final class GrpcPeerTransport implements PeerTransport {
     return channel.readyWithin(FRESH_ATTEMPT).thenCompose(ready -> sayHello(channel, peer));
   }
 
+  /**
+   * A peer that answers with a protocol this node cannot talk to fails the hello (refused as
+   * invalid: not the peer's fault for its breaker), logged once and counted by {@link
+   * PeerProtocol}.
+   */
   private CompletableFuture<Long> sayHello(PeerChannel channel, NodeId peer) {
-    UnaryAnswer<HelloResponse, Long> delivered =
-        UnaryAnswer.orElse(peer, "hello", 0L, HelloResponse::getHintsDelivered);
+    UnaryAnswer<HelloResponse, HelloResponse> answer =
+        UnaryAnswer.orElse(peer, "hello", HelloResponse.getDefaultInstance(), r -> r);
     stub(channel, helloTimeout)
-        .hello(HelloRequest.newBuilder().setNodeId(self.value()).build(), delivered);
-    return delivered.result();
+        .hello(
+            HelloRequest.newBuilder().setNodeId(self.value()).setProtocol(protocol.wire()).build(),
+            answer);
+    return answer
+        .result()
+        .thenApply(
+            response -> {
+              Optional<String> refusal = protocol.refusal(peer, response.getProtocol());
+              if (refusal.isPresent()) {
+                throw new InvalidRequestException(null, refusal.get());
+              }
+              return response.getHintsDelivered();
+            });
   }
 
   @Override

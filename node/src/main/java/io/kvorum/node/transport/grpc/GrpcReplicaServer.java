@@ -45,9 +45,10 @@ public final class GrpcReplicaServer implements AutoCloseable {
       Clock clock,
       int maxMessageBytes,
       EventLoops loops,
-      Optional<GrpcTls> tls) {
+      Optional<GrpcTls> tls,
+      PeerProtocol protocol) {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(port));
-    ReplicaEndpoint endpoint = new ReplicaEndpoint(self, service, loops);
+    ReplicaEndpoint endpoint = new ReplicaEndpoint(self, service, loops, protocol);
     tls.ifPresent(t -> builder.protocolNegotiator(new HandshakeRefusals(t.server())));
     Server server =
         builder

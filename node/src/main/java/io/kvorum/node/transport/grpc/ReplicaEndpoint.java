@@ -53,12 +53,14 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
   private final NodeId self;
   private final ReplicaService service;
   private final EventLoops loops;
+  private final PeerProtocol protocol;
   private final Set<ServedExchange> exchanges = ConcurrentHashMap.newKeySet();
 
-  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops) {
+  ReplicaEndpoint(NodeId self, ReplicaService service, EventLoops loops, PeerProtocol protocol) {
     this.self = self;
     this.service = service;
     this.loops = loops;
+    this.protocol = protocol;
   }
 
   @Override
@@ -317,6 +319,11 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
     if (peer == null) {
       return;
     }
+    Optional<String> refusal = protocol.refusal(peer, request.getProtocol());
+    if (refusal.isPresent()) {
+      responses.onError(new InvalidRequestException("protocol", refusal.get()));
+      return;
+    }
     log.info("{} says hello; delivering the hints held for it", peer);
     service
         .hello(peer)
@@ -329,6 +336,7 @@ final class ReplicaEndpoint extends ReplicaGrpc.ReplicaImplBase {
                     HelloResponse.newBuilder()
                         .setNodeId(self.value())
                         .setHintsDelivered(delivered)
+                        .setProtocol(protocol.wire())
                         .build());
                 responses.onCompleted();
               }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.Release;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import java.io.BufferedReader;
@@ -112,7 +113,7 @@ class RocksDbDurabilityTest {
   }
 
   @Test
-  void aDirectoryOfKvorum01IsRefusedUntouched() throws Exception {
+  void anUnmarkedDirectoryOfADevelopmentBuildBefore010IsRefusedUntouched() throws Exception {
     byte[] format2 = {0x20, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'v'};
     writeUnmarked(db -> db.put("k".getBytes(StandardCharsets.UTF_8), format2));
     int familiesBefore = families();
@@ -123,7 +124,7 @@ class RocksDbDurabilityTest {
         .satisfies(
             e ->
                 assertThat(Failures.rootMessage(e))
-                    .contains(dir.toString(), "kvorum 0.1", "wipe the data directory"));
+                    .contains(dir.toString(), "before kvorum 0.1.0", "wipe the data directory"));
 
     assertThat(Files.exists(dir.resolve(FormatMarker.FILE))).isFalse();
     assertThat(families()).isEqualTo(familiesBefore);
@@ -142,15 +143,72 @@ class RocksDbDurabilityTest {
         .isEqualTo(FormatMarker.CURRENT);
   }
 
+  /** A directory of 0.1.0 (the same format, marked alike) opens, and 0.1.0 can open it again. */
   @Test
-  void aMarkerOfAnotherFormatIsRefused() throws Exception {
+  void aDirectoryOfRelease010OpensAsItIsAndStaysOpenableBy010() throws Exception {
+    try (RocksDbStorageEngine engine =
+        RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor)) {
+      engine.put(Key.utf8("k"), Record.value(new Version(1), new byte[] {1})).join();
+    }
+    Files.writeString(dir.resolve(FormatMarker.FILE), "kvorum-records-3\n"); // as 0.1.0 wrote it
+
+    try (RocksDbStorageEngine engine =
+        RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor)) {
+      assertThat(engine.get(Key.utf8("k")).join())
+          .contains(Record.value(new Version(1), new byte[] {1}));
+    }
+    // 0.1.0 opens a directory only if the whole marker, stripped, is its format.
+    assertThat(Files.readString(dir.resolve(FormatMarker.FILE)).strip())
+        .isEqualTo("kvorum-records-3");
+  }
+
+  @Test
+  void aNewerFormatIsRefusedNamingTheReleaseThatWroteIt() throws Exception {
+    RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor).close();
+    Files.writeString(dir.resolve(FormatMarker.FILE), "kvorum-records-4\nrelease=0.3.0\n");
+
+    assertThatThrownBy(
+            () -> RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor))
+        .isInstanceOf(StorageException.class)
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        dir.toString(),
+                        "'kvorum-records-4', newer than kvorum " + Release.version(),
+                        "start this node with kvorum 0.3.0 or later"));
+    assertThat(Files.readString(dir.resolve(FormatMarker.FILE)))
+        .isEqualTo("kvorum-records-4\nrelease=0.3.0\n");
+  }
+
+  @Test
+  void aNewerFormatWithoutItsReleaseIsRefusedAsALaterReleasesOne() throws Exception {
     RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor).close();
     Files.writeString(dir.resolve(FormatMarker.FILE), "kvorum-records-9\n");
 
     assertThatThrownBy(
             () -> RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor))
         .isInstanceOf(StorageException.class)
-        .satisfies(e -> assertThat(Failures.rootMessage(e)).contains("kvorum-records-9"));
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains(
+                        "kvorum-records-9",
+                        "the release that wrote it (one later than " + Release.version() + ")"));
+  }
+
+  @Test
+  void anOlderFormatIsRefused() throws Exception {
+    RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor).close();
+    Files.writeString(dir.resolve(FormatMarker.FILE), "kvorum-records-2\n");
+
+    assertThatThrownBy(
+            () -> RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor))
+        .isInstanceOf(StorageException.class)
+        .satisfies(
+            e ->
+                assertThat(Failures.rootMessage(e))
+                    .contains("'kvorum-records-2'", "does not read", "wipe the data directory"));
   }
 
   private int families() throws Exception {

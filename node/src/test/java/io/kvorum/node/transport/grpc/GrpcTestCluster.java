@@ -8,6 +8,7 @@ import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.TransportTestCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +65,8 @@ final class GrpcTestCluster extends TransportTestCluster {
         node.clock(),
         MAX_MESSAGE,
         LOOPS,
-        Optional.empty());
+        Optional.empty(),
+        PeerProtocol.current(new SimpleMeterRegistry()));
   }
 
   @Override
@@ -82,6 +84,7 @@ final class GrpcTestCluster extends TransportTestCluster {
         MAX_MESSAGE,
         LOOPS,
         true,
-        Optional.empty());
+        Optional.empty(),
+        PeerProtocol.current(new SimpleMeterRegistry()));
   }
 }

@@ -21,6 +21,7 @@ import io.kvorum.node.tls.TlsEngine;
 import io.kvorum.node.tls.TlsMaterial;
 import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.ReplicaServices;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.ssl.OpenSsl;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -238,7 +239,8 @@ class GrpcTlsTest {
             clock(),
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
-            Optional.of(GrpcTls.of(material)));
+            Optional.of(GrpcTls.of(material)),
+            PeerProtocol.current(new SimpleMeterRegistry()));
     resources.add(server);
     return port;
   }
@@ -255,7 +257,8 @@ class GrpcTlsTest {
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
             false,
-            material.map(GrpcTls::of));
+            material.map(GrpcTls::of),
+            PeerProtocol.current(new SimpleMeterRegistry()));
     resources.add(transport);
     return transport;
   }

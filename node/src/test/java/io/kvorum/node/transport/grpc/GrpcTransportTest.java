@@ -15,6 +15,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.Futures;
 import io.kvorum.node.transport.ReplicaServices;
 import io.kvorum.node.transport.TransportTestCluster;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -329,7 +330,8 @@ class GrpcTransportTest {
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
             true,
-            Optional.empty());
+            Optional.empty(),
+            PeerProtocol.current(new SimpleMeterRegistry()));
     extras.add(0, transport);
     return transport;
   }
