@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -92,11 +93,23 @@ public final class NodeResources implements AutoCloseable {
 
   /**
    * The JVM and the process, and the free and total space of the filesystem that holds the data
-   * directory ({@code disk_free_bytes}, {@code disk_total_bytes}): what the disk-full alert watches
-   * before writes get 507.
+   * directory ({@code kvorum_disk_free_bytes}, {@code kvorum_disk_total_bytes}): what the disk-full
+   * alert watches before writes get 507. Micrometer's unprefixed {@code disk_free_bytes} and {@code
+   * disk_total_bytes} stay for one release, deprecated.
    */
   void bindProcessMetrics(Path dataDir) {
     new DiskSpaceMetrics(dataDir.toAbsolutePath().toFile()).bindTo(registry);
+    File volume = dataDir.toAbsolutePath().toFile();
+    Gauge.builder("kvorum.disk.free", volume, File::getUsableSpace)
+        .description("usable space of the filesystem holding the data directory")
+        .tag("path", volume.getPath())
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("kvorum.disk.total", volume, File::getTotalSpace)
+        .description("total space of the filesystem holding the data directory")
+        .tag("path", volume.getPath())
+        .baseUnit("bytes")
+        .register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     // It listens to the JVM's collectors until closed, and so keeps the registry (and through its
     // gauges the node) alive after the node stopped: one node's worth per start in a test JVM.
