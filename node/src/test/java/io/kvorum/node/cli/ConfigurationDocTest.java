@@ -53,18 +53,18 @@ class ConfigurationDocTest {
     List<String> wrong = new ArrayList<>();
     options.forEach(
         (name, option) -> {
-          Documented row2 = documented.get(name);
+          Documented entry = documented.get(name);
           Matcher env = ENV_DEFAULT.matcher(String.valueOf(option.defaultValue()));
           if (!env.matches()) {
             wrong.add(name + ": no KVORUM_ variable in picocli (" + option.defaultValue() + ")");
             return;
           }
-          if (!env.group(1).equals(row2.variable())) {
-            wrong.add(name + ": documented as " + row2.variable() + ", is " + env.group(1));
+          if (!env.group(1).equals(entry.variable())) {
+            wrong.add(name + ": documented as " + entry.variable() + ", is " + env.group(1));
           }
           String byDefault = env.group(2);
-          if (byDefault != null && !row2.defaultColumn().contains("`" + byDefault + "`")) {
-            wrong.add(name + ": default `" + byDefault + "`, documented " + row2.defaultColumn());
+          if (byDefault != null && !entry.defaultColumn().contains("`" + byDefault + "`")) {
+            wrong.add(name + ": default `" + byDefault + "`, documented " + entry.defaultColumn());
           }
         });
     assertThat(wrong).as("rows of docs/configuration.md that disagree with the flags").isEmpty();
