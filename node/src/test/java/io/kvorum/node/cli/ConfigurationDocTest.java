@@ -41,7 +41,10 @@ class ConfigurationDocTest {
       documented.put(row.group(1), new Documented(row.group(2), row.group(3).trim()));
     }
     Map<String, OptionSpec> options = new TreeMap<>();
-    for (OptionSpec option : new CommandLine(new KvorumNode()).getCommandSpec().options()) {
+    // Uninterpolated, the defaults say their variables: ${env:KVORUM_X:-default}.
+    CommandLine.Model.CommandSpec spec =
+        new CommandLine(new KvorumNode()).getCommandSpec().interpolateVariables(false);
+    for (OptionSpec option : spec.options()) {
       if (!option.usageHelp() && !option.versionHelp()) {
         options.put(option.longestName(), option);
       }
