@@ -21,8 +21,17 @@ final class PeerRepairs {
     for (NodeId peer : peers) {
       status.put(peer, PeerRepair.NEVER);
       Gauge.builder(
-              "kvorum.repair.peer.last.completed", () -> get(peer).lastCompletedMillis() / 1e3)
+              "kvorum.repair.peer.last.completed.timestamp",
+              () -> get(peer).lastCompletedMillis() / 1e3)
           .description("when the last successful exchange with the peer finished, Unix seconds")
+          .tag("peer", peer.value())
+          .baseUnit("seconds")
+          .register(registry);
+      Gauge.builder(
+              "kvorum.repair.peer.last.completed", () -> get(peer).lastCompletedMillis() / 1e3)
+          .description(
+              "deprecated, removed in the next release: the same as"
+                  + " kvorum_repair_peer_last_completed_timestamp_seconds")
           .tag("peer", peer.value())
           .baseUnit("seconds")
           .register(registry);

@@ -33,6 +33,17 @@ final class RepairMetrics {
     this.recordsReceived = records("received", "records peers streamed to this node", registry);
     this.bytesSent = bytes("sent", registry);
     this.bytesReceived = bytes("received", registry);
+    // Both outcomes from the start: a node that never completes a round shows a count of 0 that
+    // stays 0 (what the alert on anti-entropy that stopped completing rounds watches), not none.
+    rounds("complete");
+    rounds("incomplete");
+  }
+
+  private Timer rounds(String outcome) {
+    return Timer.builder("kvorum.repair.rounds")
+        .description("rounds over every peer, by outcome (complete: every exchange succeeded)")
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   private static Counter records(String direction, String description, MeterRegistry registry) {
@@ -78,10 +89,6 @@ final class RepairMetrics {
   }
 
   void round(String outcome, Duration took) {
-    Timer.builder("kvorum.repair.rounds")
-        .description("rounds over every peer, by outcome (complete: every exchange succeeded)")
-        .tag("outcome", outcome)
-        .register(registry)
-        .record(took);
+    rounds(outcome).record(took);
   }
 }

@@ -53,7 +53,8 @@ final class NetworkOptions {
       defaultValue = "${env:KVORUM_PEERS}",
       paramLabel = "ID=HOST:PORT,...",
       description =
-          "The whole static cluster, this node included, as id=host:grpcPort pairs."
+          "The members a new cluster starts with, this node included, as id=host:grpcPort pairs;"
+              + " read on a node's first start only (later ones use the membership it stores)."
               + " Default: none, a single-node cluster.")
   String peers;
 

@@ -13,7 +13,7 @@ import java.util.Optional;
  * build it directly.
  *
  * @param nodeId this node's unique id
- * @param topology the static cluster, this node included
+ * @param topology the members this node was started with ({@code --peers}), this node included
  * @param http where the client API listens
  * @param grpcPort where the inter-node service listens
  * @param dataDir where RocksDB and the clock's state live

@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Request metrics: a latency histogram per operation and status ({@code kvorum_http_requests_*}),
- * the number of requests in flight ({@code kvorum_http_requests_inflight}), and how many answers
- * were handed to the connection's event loop from another thread ({@code
- * kvorum_http_reply_handoffs_total}).
+ * Request metrics: a latency histogram per operation and status code ({@code
+ * kvorum_http_request_duration_seconds}, named as Prometheus names HTTP latency), the number of
+ * requests in flight ({@code kvorum_http_requests_inflight}), and how many answers were handed to
+ * the connection's event loop from another thread ({@code kvorum_http_reply_handoffs_total}).
  */
 public final class HttpMetrics {
   private final MeterRegistry registry;
@@ -56,10 +56,10 @@ public final class HttpMetrics {
   }
 
   private Timer timer(String operation, String status) {
-    return Timer.builder("kvorum.http.requests")
-        .description("HTTP requests by operation and response status")
+    return Timer.builder("kvorum.http.request.duration")
+        .description("HTTP requests by operation and response status code")
         .tag("operation", operation)
-        .tag("status", status)
+        .tag("code", status)
         .publishPercentileHistogram()
         .minimumExpectedValue(Duration.ofNanos(50_000))
         .maximumExpectedValue(Duration.ofSeconds(30))

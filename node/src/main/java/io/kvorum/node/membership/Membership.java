@@ -5,6 +5,8 @@ import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -62,6 +64,23 @@ public final class Membership {
   /** Placement under the current state. */
   public Owners owners() {
     return owners;
+  }
+
+  /**
+   * Exports the state's epoch ({@code kvorum_membership_epoch}) and when the change in progress
+   * started ({@code kvorum_membership_change_started_timestamp_seconds}, NaN while none is): what
+   * the alert on a membership change that is stuck watches.
+   */
+  public void bindTo(MeterRegistry registry) {
+    Gauge.builder("kvorum.membership.epoch", () -> state().epoch())
+        .description("the epoch of the cluster state this node holds")
+        .register(registry);
+    Gauge.builder(
+            "kvorum.membership.change.started.timestamp",
+            () -> state().change().map(c -> c.startedMillis() / 1e3).orElse(Double.NaN))
+        .description("when the membership change in progress started, Unix seconds; NaN if none")
+        .baseUnit("seconds")
+        .register(registry);
   }
 
   /** Calls {@code listener} with every state adopted from now on. */

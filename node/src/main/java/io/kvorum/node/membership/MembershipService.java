@@ -71,6 +71,10 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   // What changed() saw last: whether this node was a member, and whether it was decommissioning.
   private volatile boolean wasMember;
   private volatile boolean decommissioning;
+  // The state the transport was last told of: what a tick gossips with and drives. A state is
+  // visible in Membership before its listeners run, and a tick that read it there would call a
+  // member just admitted before the transport has a connection to it ("it is not a member").
+  private volatile ClusterState known;
 
   public MembershipService(
       Membership membership,
@@ -110,6 +114,7 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
 
   private void changed(ClusterState state) {
     transport.members(state.members());
+    known = state;
     // A leaving node restarted mid-decommission still serves its keys until it has left.
     MemberState mine = state.state(membership.self()).orElse(null);
     // Epoch 0 is a joining node not admitted yet: it holds only itself.
@@ -201,11 +206,11 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
       return;
     }
     try {
-      ClusterState state = membership.state();
+      ClusterState state = known;
       if (state.epoch() > 0) {
         gossipWithAll(state);
         maybeMove(state);
-        driver.maybeDrive(membership.state(), worker);
+        driver.maybeDrive(known, worker);
         sweep.maybeSweep(state, worker);
       }
     } catch (RuntimeException e) {

@@ -50,6 +50,7 @@ public final class ClusterBootstrap {
     NodeId self = config.nodeId();
     Membership membership =
         new Membership(self, storage.clusterState(), Optional.of(storage.membershipFiles()));
+    membership.bindTo(resources.registry());
     ClockOffsets offsets =
         new ClockOffsets(
             peers(self, membership.state()),

@@ -155,9 +155,10 @@ public final class KvorumServer implements AutoCloseable {
             tokens ->
                 resources.every(
                     "auth tokens reload", TokensFile.RELOAD_INTERVAL, tokens::reloadIfChanged));
-    resources.every("hint replay", HintedHandoff.REPLAY_INTERVAL, handoff::deliverAll);
+    resources.everyAsync("hint replay", HintedHandoff.REPLAY_INTERVAL, handoff::deliverAll);
     resources.every("clock offset heartbeat", ClockOffsets.HEARTBEAT, offsets::heartbeat);
-    resources.every("purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);
+    resources.everyAsync(
+        "purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);
     resources.every(
         "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.

@@ -16,11 +16,16 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,6 +52,9 @@ public final class NodeResources implements AutoCloseable {
   private EventLoops grpcLoops;
   private ExecutorService storageThreads;
   private ScheduledExecutorService timers;
+  // The work periodic tasks started on other threads and not yet finished (a purge sweep's batches
+  // on the storage threads): awaited when the timer thread stops, before the storage closes.
+  private final Set<CompletableFuture<?>> periodicInFlight = ConcurrentHashMap.newKeySet();
 
   /**
    * Resources for a node of {@code config} handing work between threads as {@code threading} says.
@@ -85,11 +93,23 @@ public final class NodeResources implements AutoCloseable {
 
   /**
    * The JVM and the process, and the free and total space of the filesystem that holds the data
-   * directory ({@code disk_free_bytes}, {@code disk_total_bytes}): what the disk-full alert watches
-   * before writes get 507.
+   * directory ({@code kvorum_disk_free_bytes}, {@code kvorum_disk_total_bytes}): what the disk-full
+   * alert watches before writes get 507. Micrometer's unprefixed {@code disk_free_bytes} and {@code
+   * disk_total_bytes} stay for one release, deprecated.
    */
   void bindProcessMetrics(Path dataDir) {
     new DiskSpaceMetrics(dataDir.toAbsolutePath().toFile()).bindTo(registry);
+    File volume = dataDir.toAbsolutePath().toFile();
+    Gauge.builder("kvorum.disk.free", volume, File::getUsableSpace)
+        .description("usable space of the filesystem holding the data directory")
+        .tag("path", volume.getPath())
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("kvorum.disk.total", volume, File::getTotalSpace)
+        .description("total space of the filesystem holding the data directory")
+        .tag("path", volume.getPath())
+        .baseUnit("bytes")
+        .register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     // It listens to the JVM's collectors until closed, and so keeps the registry (and through its
     // gauges the node) alive after the node stopped: one node's worth per start in a test JVM.
@@ -150,7 +170,8 @@ public final class NodeResources implements AutoCloseable {
   /**
    * The timer thread ({@code kvorum-timer-1}): the periodic tasks, and the timeouts of requests
    * that do not run on an event loop. Started on first use; stopped before everything started
-   * earlier (the storage), so that no task runs against a closed store.
+   * earlier (the storage), so that no task runs against a closed store: stopping it waits for the
+   * work still running that {@link #everyAsync} tasks started.
    */
   public ScheduledExecutorService timers() {
     if (timers == null) {
@@ -158,7 +179,11 @@ public final class NodeResources implements AutoCloseable {
           Executors.newSingleThreadScheduledExecutor(
               Thread.ofPlatform().name("kvorum-timer-", 1).daemon().factory());
       ScheduledExecutorService stopping = timers;
-      closeOnStop(() -> stop(stopping));
+      closeOnStop(
+          () -> {
+            stop(stopping);
+            awaitPeriodicWork();
+          });
     }
     return timers;
   }
@@ -205,6 +230,34 @@ public final class NodeResources implements AutoCloseable {
             period.toMillis(),
             period.toMillis(),
             TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Runs {@code task} as {@link #every} does, where the task starts work that ends later (on the
+   * storage threads): the node's stop waits for that work to end, up to 5 s, before it closes the
+   * storage under it.
+   */
+  public void everyAsync(
+      String name, Duration period, Supplier<? extends CompletionStage<?>> task) {
+    every(
+        name,
+        period,
+        () -> {
+          CompletableFuture<?> running = task.get().toCompletableFuture();
+          periodicInFlight.add(running);
+          running.whenComplete((result, error) -> periodicInFlight.remove(running));
+        });
+  }
+
+  private void awaitPeriodicWork() {
+    boolean ended =
+        CompletableFuture.allOf(periodicInFlight.toArray(CompletableFuture[]::new))
+            .handle((result, error) -> true)
+            .completeOnTimeout(false, 5, TimeUnit.SECONDS)
+            .join();
+    if (!ended) {
+      log.warn("stopping with periodic work still running after 5 s: {}", periodicInFlight);
+    }
   }
 
   /** Closes everything in reverse order of start, then the metrics registry. Idempotent. */

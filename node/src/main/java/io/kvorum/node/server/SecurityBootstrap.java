@@ -6,6 +6,8 @@ import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.tls.TlsEngine;
 import io.kvorum.node.tls.TlsFileException;
 import io.kvorum.node.tls.TlsMaterial;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -41,13 +43,15 @@ public final class SecurityBootstrap {
           "-D" + TlsEngine.PROPERTY, System.getProperty(TlsEngine.PROPERTY), e.getMessage());
     }
     try {
-      return Optional.of(
+      TlsMaterial material =
           resources.closeOnStop(
               TlsMaterial.load(
                   new TlsMaterial.Files(
                       settings.certificate(), settings.privateKey(), settings.trustedCa()),
                   settings.reloadInterval(),
-                  engine)));
+                  engine));
+      bindCertificateExpiry(material, resources.registry());
+      return Optional.of(material);
     } catch (TlsFileException e) {
       String flag =
           switch (e.role()) {
@@ -57,6 +61,21 @@ public final class SecurityBootstrap {
           };
       throw new ConfigException(flag, e.file().toString(), e.reason());
     }
+  }
+
+  /**
+   * Exports when the certificate the node presents expires ({@code
+   * kvorum_tls_certificate_expiry_timestamp_seconds}, following renewals): what the alert on a
+   * certificate about to expire watches.
+   */
+  static void bindCertificateExpiry(TlsMaterial material, MeterRegistry registry) {
+    Gauge.builder(
+            "kvorum.tls.certificate.expiry.timestamp",
+            material,
+            m -> m.certificate().getNotAfter().getTime() / 1e3)
+        .description("when the certificate this node presents expires, Unix seconds")
+        .baseUnit("seconds")
+        .register(registry);
   }
 
   private static Optional<TokensFile> clientTokens(NodeConfig config) {

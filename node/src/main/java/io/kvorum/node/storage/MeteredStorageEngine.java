@@ -48,6 +48,14 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
         "kvorum.storage.compaction.pending.bytes",
         "bytes RocksDB estimates it still has to compact",
         s -> s.pendingCompactionBytes());
+    gauge(
+        "kvorum.storage.delayed.write.rate.bytes.per.second",
+        "bytes per second RocksDB slows writes to while it stalls them, 0 when it does not",
+        s -> s.delayedWriteBytesPerSecond());
+    gauge(
+        "kvorum.storage.write.stopped",
+        "1 while RocksDB stops writes until compaction catches up, else 0",
+        s -> s.writesStopped() ? 1 : 0);
     counter(
         "kvorum.storage.write.batches",
         "atomic write batches (group commits), each one write-ahead-log append",

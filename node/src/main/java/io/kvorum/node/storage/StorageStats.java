@@ -13,6 +13,9 @@ package io.kvorum.node.storage;
  *     records shared an append on average
  * @param writeBatchesAtOnce of those batches, how many were written on the thread that asked for
  *     them (run to completion) rather than handed to a storage thread
+ * @param delayedWriteBytesPerSecond the rate the engine slows writes to while it stalls them
+ *     (compaction behind, too many memtables), 0 when it does not
+ * @param writesStopped whether the engine stops writes altogether until compaction catches up
  */
 public record StorageStats(
     long estimatedKeys,
@@ -21,4 +24,6 @@ public record StorageStats(
     long pendingCompactionBytes,
     long writeBatches,
     long recordsWritten,
-    long writeBatchesAtOnce) {}
+    long writeBatchesAtOnce,
+    long delayedWriteBytesPerSecond,
+    boolean writesStopped) {}

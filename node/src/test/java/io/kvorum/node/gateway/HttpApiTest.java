@@ -335,8 +335,10 @@ class HttpApiTest {
     String text = new String(metrics.body(), UTF_8);
     assertThat(text)
         .contains(
-            "kvorum_http_requests_seconds_count{node=\"n1\",operation=\"put\",status=\"201\"}")
-        .contains("kvorum_http_requests_seconds_bucket{")
+            "kvorum_http_request_duration_seconds_count{code=\"201\",node=\"n1\",operation=\"put\"}")
+        .contains("kvorum_http_request_duration_seconds_bucket{")
+        .contains("kvorum_disk_free_bytes{")
+        .contains("kvorum_disk_total_bytes{")
         .contains("kvorum_http_requests_inflight")
         .contains("kvorum_storage_keys")
         .contains("kvorum_storage_operations_seconds_count")

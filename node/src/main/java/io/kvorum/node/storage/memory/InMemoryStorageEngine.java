@@ -165,7 +165,8 @@ public final class InMemoryStorageEngine implements StorageEngine {
 
   @Override
   public StorageStats stats() {
-    return new StorageStats(records.size(), 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), 0);
+    return new StorageStats(
+        records.size(), 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), 0, 0, false);
   }
 
   @Override

@@ -303,7 +303,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     try {
       if (closed) {
         return new StorageStats(
-            0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), batchesAtOnce.sum());
+            0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), batchesAtOnce.sum(), 0, false);
       }
       return new StorageStats(
           db.getLongProperty(records, "rocksdb.estimate-num-keys"),
@@ -313,7 +313,9 @@ public final class RocksDbStorageEngine implements StorageEngine {
           db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
           batchesWritten.sum(),
           recordsWritten.sum(),
-          batchesAtOnce.sum());
+          batchesAtOnce.sum(),
+          db.getLongProperty("rocksdb.actual-delayed-write-rate"),
+          db.getLongProperty("rocksdb.is-write-stopped") != 0);
     } catch (RocksDBException e) {
       throw RocksDbFailures.of("stats", null, e);
     } finally {
