@@ -71,9 +71,7 @@ class LoadApiTest {
         .untilAsserted(
             () -> {
               for (int i = 1; i <= cluster.size(); i++) {
-                assertThat(cluster.node(i).stored(key))
-                    .as("n%d's %s", i, key)
-                    .contains(expected);
+                assertThat(cluster.node(i).stored(key)).as("n%d's %s", i, key).contains(expected);
               }
             });
   }
