@@ -38,7 +38,9 @@ for (int i = 0; i < $keys; i++) {
   Version version = Version.of(start + i, 0);
   byte[] bytes = new byte[$value];
   random.nextBytes(bytes);
-  Record record = i % 10 == 0 ? Record.tombstone(version, 3) : Record.value(version, bytes, 0, 3);
+  io.kvorum.node.core.Record record = i % 10 == 0
+      ? io.kvorum.node.core.Record.tombstone(version, 3)
+      : io.kvorum.node.core.Record.value(version, bytes, 0, 3);
   batch.add(new Entry(Key.utf8(String.format("k%010d", i)), record));
   if (batch.size() == 512) { engine.putAll(batch).join(); batch = new java.util.ArrayList<>(); }
 }
@@ -47,7 +49,9 @@ engine.close();
 storage.shutdown();
 /exit
 JSH
-"$java_home/bin/jshell" -R--enable-native-access=ALL-UNNAMED --class-path "$jar" "$work/source.jsh"
+"$java_home/bin/jshell" -R--enable-native-access=ALL-UNNAMED --class-path "$jar" "$work/source.jsh" \
+  2>&1 | tee "$work/jshell.log"
+! grep -q '^Error:' "$work/jshell.log" || { echo "bench/load.sh: writing the source failed" >&2; exit 1; }
 echo "source: $keys records of $value bytes, $(du -sh "$work/source/db" | cut -f1) on disk"
 
 for i in 0 1 2; do
