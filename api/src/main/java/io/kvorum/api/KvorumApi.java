@@ -15,6 +15,10 @@ public final class KvorumApi {
   public static final String PATH_CLUSTER = "/v0/cluster";
   public static final String PATH_REPAIR = "/v0/repair";
   public static final String PATH_SNAPSHOTS = "/v0/snapshots";
+
+  /** Where {@code kvorum-node load} posts batches of records that keep their versions. */
+  public static final String PATH_LOAD = "/v0/load";
+
   public static final String PATH_DECOMMISSION = "/v0/cluster/decommission";
   public static final String PATH_REMOVE = "/v0/cluster/remove";
   public static final String PATH_LIVE = "/health/live";
@@ -42,6 +46,9 @@ public final class KvorumApi {
   public static final String OCTET_STREAM = "application/octet-stream";
   public static final String PROBLEM_JSON = "application/problem+json";
   public static final String JSON = "application/json";
+
+  /** The media type of a batch of versioned records posted to {@link #PATH_LOAD}. */
+  public static final String RECORDS = "application/vnd.kvorum.records";
 
   /** The reason phrase of a 504 that means the quorum was not reached. */
   public static final String NOT_ENOUGH_REPLICAS = "Not Enough Replicas";

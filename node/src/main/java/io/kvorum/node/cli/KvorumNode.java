@@ -5,6 +5,7 @@ import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
+import io.kvorum.node.cli.load.LoadCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;
 import io.kvorum.node.config.NodeConfig;
@@ -37,6 +38,7 @@ import sun.misc.Signal;
       DecommissionCommand.class,
       RemoveCommand.class,
       SnapshotCommand.class,
+      LoadCommand.class,
       NodeZoneCommand.class
     },
     description = {

@@ -126,6 +126,28 @@ public final class Coordinator {
         .thenApply(done -> version);
   }
 
+  /**
+   * Writes {@code record}, made elsewhere (a snapshot being loaded), as it is: its version,
+   * tombstone and expiry kept, so every replica keeps whichever of it and what it holds wins under
+   * last-writer-wins, and writing it twice changes nothing. It goes to min(its replicas, cluster
+   * size) of its key's replicas, which becomes its {@code from}, and succeeds once a majority of
+   * them took it. This node's clock observes the version, so that later writes here are newer.
+   */
+  public CompletableFuture<Void> load(Key key, Record record) {
+    int from = Math.min(record.replicas(), clusterSize());
+    Record placed =
+        from == record.replicas()
+            ? record
+            : new Record(
+                record.version(),
+                record.tombstone(),
+                record.expiresAtMillis(),
+                record.value(),
+                from);
+    clock.observe(record.version());
+    return writes.write(key, placed, new Quorum(from / 2 + 1, from));
+  }
+
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
   public ScanCursor range(KeyRange range) {
     return ranges.range(range);

@@ -15,8 +15,8 @@ import java.util.function.Supplier;
  * bearer token whose role covers it; {@code /health/*} and {@code /metrics} stay open (probes and
  * scrapers carry no token). Reads ({@code GET}, {@code HEAD}) need {@code read}; other methods need
  * {@code write}, or {@code admin} on {@code /v0/repair} and on {@code /v0/cluster} and below; every
- * request to {@code /v0/snapshots} and below needs {@code admin}. Runs on the event loop: a
- * volatile read of the tokens in force and one digest per request.
+ * request to {@code /v0/snapshots} and below, and to {@code /v0/load}, needs {@code admin}. Runs on
+ * the event loop: a volatile read of the tokens in force and one digest per request.
  */
 final class AccessControl {
   static final String API_PREFIX = "/v0/";
@@ -77,6 +77,10 @@ final class AccessControl {
   static Role required(HttpMethod method, String path) {
     if (Route.isSnapshots(path)) {
       // A snapshot's manifest names files on the node; taking one costs disk.
+      return Role.ADMIN;
+    }
+    if (path.equals(KvorumApi.PATH_LOAD)) {
+      // A load writes versions of its choosing: one far ahead would shadow later client writes.
       return Role.ADMIN;
     }
     if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {

@@ -2,10 +2,12 @@ package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.RecordBatch;
 import io.kvorum.node.core.UnavailableException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -18,6 +20,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -56,6 +60,7 @@ final class DataEndpoints {
     switch (route) {
       case ENTITY -> entity(request, exchange);
       case ENTITIES -> range(request, exchange);
+      case LOAD -> load(request, exchange);
       default -> throw new IllegalArgumentException("not a data route: " + route);
     }
   }
@@ -97,6 +102,25 @@ final class DataEndpoints {
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
     new RangeStreamer(exchange, coordinator.range(range)).start();
+  }
+
+  /**
+   * A batch of records from {@code kvorum-node load}, each written with its own version to a quorum
+   * of its replicas ({@link Coordinator#load}), all at once. {@code 200} once every one is; else
+   * the first failure's answer, and the loader sends the whole batch again (idempotent).
+   */
+  private void load(FullHttpRequest request, Exchange exchange) {
+    refuseUnlessServing();
+    List<Entry> entries =
+        RecordBatch.decode(ByteBufUtil.getBytes(request.content()), parameters.maxKeyBytes());
+    CompletableFuture<?>[] writes = new CompletableFuture<?>[entries.size()];
+    for (int i = 0; i < writes.length; i++) {
+      writes[i] = coordinator.load(entries.get(i).key(), entries.get(i).record());
+    }
+    reply(
+        exchange,
+        CompletableFuture.allOf(writes),
+        done -> AdminEndpoints.json(HttpResponseStatus.OK, Map.of("records", entries.size())));
   }
 
   /**

@@ -21,6 +21,11 @@ final class RequestParameters {
     this.maxKeyBytes = maxKeyBytes;
   }
 
+  /** The longest key accepted, in bytes. */
+  int maxKeyBytes() {
+    return maxKeyBytes;
+  }
+
   /** A required, non-empty key parameter within the key size limit. */
   Key key(QueryParameters query, String name) {
     byte[] bytes =

@@ -11,6 +11,8 @@ import java.util.stream.Collectors;
 enum Route {
   ENTITY(KvorumApi.PATH_ENTITY, HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE),
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
+  /** Batches of records that keep their versions, from {@code kvorum-node load}. */
+  LOAD(KvorumApi.PATH_LOAD, HttpMethod.POST),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
   CLUSTER(KvorumApi.PATH_CLUSTER, HttpMethod.GET),
   REPAIR(KvorumApi.PATH_REPAIR, HttpMethod.POST),
@@ -58,7 +60,7 @@ enum Route {
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */
   boolean isData() {
-    return this == ENTITY || this == ENTITIES;
+    return this == ENTITY || this == ENTITIES || this == LOAD;
   }
 
   boolean allows(HttpMethod method) {

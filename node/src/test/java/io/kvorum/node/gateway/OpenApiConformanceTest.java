@@ -7,8 +7,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.OverloadedException;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.RecordBatch;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
@@ -21,6 +26,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -169,7 +175,46 @@ class OpenApiConformanceTest {
         "POST /v0/cluster/remove 403",
         () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REMOVE + "?node=n2"));
     snapshotRecipes(r);
+    loadRecipes(r);
     return r;
+  }
+
+  private void loadRecipes(Map<String, Recipe> r) {
+    byte[] batch =
+        RecordBatch.encode(
+            List.of(new Entry(Key.utf8("k"), Record.value(Version.of(1_000, 0), new byte[] {1}))));
+    r.put("POST /v0/load 200", () -> postLoad(batch));
+    r.put("POST /v0/load 400", () -> postLoad("not a batch".getBytes(StandardCharsets.UTF_8)));
+    r.put("POST /v0/load 413", () -> postLoad(new byte[1025]));
+    r.put("POST /v0/load 503", () -> loadWhile(() -> storage.failWith(overloaded()), batch));
+    r.put("POST /v0/load 504", () -> loadWhile(() -> storage.delay(Duration.ofSeconds(1)), batch));
+    r.put("POST /v0/load 507", () -> loadWhile(() -> storage.failWith(diskFull()), batch));
+    r.put("POST /v0/load 401", () -> guarded(null, "POST", KvorumApi.PATH_LOAD));
+    r.put("POST /v0/load 403", () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_LOAD));
+  }
+
+  private int postLoad(byte[] body) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
+      raw.write(
+          "POST "
+              + KvorumApi.PATH_LOAD
+              + " HTTP/1.1\r\nHost: x\r\nContent-Type: "
+              + KvorumApi.RECORDS
+              + "\r\nContent-Length: "
+              + body.length
+              + "\r\n\r\n");
+      raw.write(body);
+      return raw.readResponse().status();
+    }
+  }
+
+  private int loadWhile(Runnable fault, byte[] body) throws Exception {
+    fault.run();
+    try {
+      return postLoad(body);
+    } finally {
+      storage.heal();
+    }
   }
 
   private void snapshotRecipes(Map<String, Recipe> r) {

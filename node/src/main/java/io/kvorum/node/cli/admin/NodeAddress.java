@@ -14,13 +14,13 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * The node an operator's sub-command ({@code status}, {@code decommission}) talks to: its HTTP API
- * on {@code --host} and {@code --port}. The port defaults to {@code KVORUM_HTTP_PORT}, so that the
- * command run inside a node's container ({@code kubectl exec}) finds that node whatever port it was
- * given.
+ * The node an operator's sub-command ({@code status}, {@code decommission}, {@code load}) talks to:
+ * its HTTP API on {@code --host} and {@code --port}. The port defaults to {@code KVORUM_HTTP_PORT},
+ * so that the command run inside a node's container ({@code kubectl exec}) finds that node whatever
+ * port it was given.
  */
-final class NodeAddress {
-  static final Duration TIMEOUT = Duration.ofSeconds(10);
+public final class NodeAddress {
+  public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   @Option(
       names = "--host",
@@ -37,7 +37,7 @@ final class NodeAddress {
   int port;
 
   /** The node's base URL, for messages. */
-  String baseUrl() {
+  public String baseUrl() {
     String literal = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     return "http://" + literal + ":" + port;
   }
@@ -81,7 +81,7 @@ final class NodeAddress {
    * An answer the command did not expect, in a few words: the status and, from a problem+json body,
    * its title and detail.
    */
-  static String describe(int status, JsonNode body) {
+  public static String describe(int status, JsonNode body) {
     StringBuilder text = new StringBuilder().append(status);
     if (body != null && body.hasNonNull("title")) {
       text.append(' ').append(body.path("title").asText());
@@ -92,7 +92,8 @@ final class NodeAddress {
     return text.toString();
   }
 
-  private static String reason(Exception e, Duration timeout) {
+  /** Why no answer came from a node, in a few words. */
+  public static String reason(Exception e, Duration timeout) {
     if (e instanceof HttpTimeoutException) {
       return "no answer within " + timeout.toSeconds() + " s";
     }
