@@ -1,0 +1,216 @@
+package io.kvorum.node.coordinator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.ConditionalResult;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.Versioned;
+import io.kvorum.node.testing.TestCluster;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Conditional writes (SPEC §10) on a cluster of three: compare-and-set increments through every
+ * node while one node stops and comes back, racing creates, and the answers with one and with two
+ * replicas down.
+ */
+@Timeout(120)
+abstract class ConditionalWriteScenarios {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  private static final int INCREMENTS = 60;
+  private static final int WORKERS = 3;
+
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
+  /**
+   * Three workers increment one counter by compare-and-set, each through every node in turn; node 3
+   * stops after a third of the increments and starts again after two thirds. Every increment that
+   * was answered 201 wrote a value nobody else wrote (none lost, none doubled), and the counter
+   * ends at their number, plus at most the increments whose answer was lost (a 504 or a broken
+   * connection: they may or may not have applied).
+   */
+  @Test
+  void concurrentIncrementsThroughEveryNodeLoseNothingWhileANodeRestarts() throws Exception {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("counter");
+      AtomicInteger applied = new AtomicInteger();
+      AtomicInteger unknown = new AtomicInteger();
+      ConcurrentHashMap<Long, String> written = new ConcurrentHashMap<>();
+      List<Long> doubled = new ArrayList<>();
+      ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+          int worker = w;
+          running.add(
+              workers.submit(
+                  () -> {
+                    for (int op = 0; applied.get() < INCREMENTS; op++) {
+                      int node = 1 + (worker + op) % 3;
+                      if (!cluster.node(node).running()) {
+                        continue;
+                      }
+                      Outcome outcome = increment(cluster.client(node), key);
+                      if (outcome.value() > 0) {
+                        applied.incrementAndGet();
+                        if (written.putIfAbsent(outcome.value(), "w" + worker) != null) {
+                          synchronized (doubled) {
+                            doubled.add(outcome.value());
+                          }
+                        }
+                      } else if (outcome.value() < 0) {
+                        unknown.incrementAndGet();
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        awaitAtLeast(applied, INCREMENTS / 3);
+        cluster.stop(3);
+        awaitAtLeast(applied, 2 * INCREMENTS / 3);
+        cluster.startNode(3);
+        for (Future<?> worker : running) {
+          worker.get(90, TimeUnit.SECONDS);
+        }
+      } finally {
+        workers.shutdownNow();
+      }
+
+      long finalValue = counter(cluster.client(3).getVersioned(key));
+      assertThat(doubled).as("values two increments both wrote").isEmpty();
+      assertThat(finalValue)
+          .as(
+              "the counter after %d applied and %d unknown increments",
+              applied.get(), unknown.get())
+          .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
+      assertThat(written.keySet()).allMatch(v -> v <= finalValue);
+      assertThat(counter(cluster.client(1).getVersioned(key))).isEqualTo(finalValue);
+    }
+  }
+
+  /** Of many creates of one key racing through every node, exactly one wins; the rest get 412. */
+  @Test
+  void ofConcurrentCreatesExactlyOneWins() throws Exception {
+    int creates = 12;
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("unique-name");
+      ExecutorService racers = Executors.newFixedThreadPool(creates);
+      CountDownLatch go = new CountDownLatch(1);
+      try {
+        List<Future<ConditionalResult>> results = new ArrayList<>();
+        for (int i = 0; i < creates; i++) {
+          KvorumClient client = cluster.client(1 + i % 3);
+          byte[] value = utf8("owner-" + i);
+          results.add(
+              racers.submit(
+                  () -> {
+                    go.await();
+                    return client.putIfAbsent(key, value);
+                  }));
+        }
+        go.countDown();
+        List<ConditionalResult> answers = new ArrayList<>();
+        for (Future<ConditionalResult> result : results) {
+          answers.add(result.get(30, TimeUnit.SECONDS));
+        }
+        List<ConditionalResult> won = answers.stream().filter(ConditionalResult::applied).toList();
+        assertThat(won).hasSize(1);
+        String etag = won.get(0).etag().orElseThrow();
+        assertThat(answers.stream().filter(a -> !a.applied()))
+            .as("every refusal names the winner's version")
+            .allMatch(a -> a.etag().equals(Optional.of(etag)));
+        for (int node = 1; node <= 3; node++) {
+          assertThat(cluster.client(node).getVersioned(key))
+              .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
+        }
+      } finally {
+        racers.shutdownNow();
+      }
+    }
+  }
+
+  /** A majority of the key's replicas decides: one down changes nothing, two down answer 504. */
+  @Test
+  void oneReplicaDownStillDecidesTwoDownAnswer504() {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      KvorumClient client = cluster.client(1);
+      byte[] key = utf8("guarded");
+      cluster.stop(3);
+      ConditionalResult created = client.putIfAbsent(key, utf8("one"));
+      assertThat(created.applied()).isTrue();
+      assertThat(client.putIfAbsent(key, utf8("again")).applied()).isFalse();
+      String etag = created.etag().orElseThrow();
+      ConditionalResult updated = client.putIfMatch(key, utf8("two"), etag);
+      assertThat(updated.applied()).isTrue();
+
+      cluster.stop(2);
+      for (String tag : new String[] {etag, updated.etag().orElseThrow()}) {
+        assertThat(outcomeOf(() -> client.putIfMatch(key, utf8("three"), tag)))
+            .as("If-Match %s with 2 of 3 replicas down", tag)
+            .isEqualTo(504);
+      }
+      assertThat(outcomeOf(() -> client.putIfAbsent(utf8("fresh"), utf8("x")))).isEqualTo(504);
+
+      cluster.startNode(2);
+      cluster.startNode(3);
+      assertThat(client.getVersioned(key).map(Versioned::value).map(String::new)).hasValue("two");
+    }
+  }
+
+  /** What one compare-and-set increment did: the value it wrote, 0 if refused, -1 if unknown. */
+  private record Outcome(long value) {}
+
+  private static Outcome increment(KvorumClient client, byte[] key) {
+    try {
+      Optional<Versioned> current = client.getVersioned(key);
+      long next = counter(current) + 1;
+      ConditionalResult result =
+          current.isEmpty()
+              ? client.putIfAbsent(key, utf8(Long.toString(next)))
+              : client.putIfMatch(key, utf8(Long.toString(next)), current.get().etag());
+      return new Outcome(result.applied() ? next : 0);
+    } catch (KvorumClientException e) {
+      // A 503 (the node is stopping or starting) writes nothing; a 504 may have.
+      return new Outcome(e.status() == 504 ? -1 : 0);
+    } catch (UncheckedIOException e) {
+      return new Outcome(-1);
+    }
+  }
+
+  private static long counter(Optional<Versioned> current) {
+    return current.map(v -> Long.parseLong(new String(v.value(), UTF_8))).orElse(0L);
+  }
+
+  private static int outcomeOf(Runnable request) {
+    try {
+      request.run();
+      return 200;
+    } catch (KvorumClientException e) {
+      return e.status();
+    }
+  }
+
+  private static void awaitAtLeast(AtomicInteger count, int target) {
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count.get() >= target);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(UTF_8);
+  }
+}
