@@ -7,10 +7,13 @@ import io.kvorum.api.ConditionalResult;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
 import io.kvorum.api.Versioned;
+import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,17 +26,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Conditional writes (SPEC §10) on a cluster of three: compare-and-set increments through every
- * node while one node stops and comes back, racing creates, and the answers with one and with two
- * replicas down.
+ * node while one node stops and comes back, racing creates, a register's history checked for
+ * linearizability by Porcupine, and the answers with one and with two replicas down.
  */
 @Timeout(120)
 abstract class ConditionalWriteScenarios {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
   private static final int INCREMENTS = 60;
   private static final int WORKERS = 3;
+  private static final String NEVER_ISSUED = "\"1.0\"";
 
   /** The binding these scenarios run on. */
   abstract TestCluster.Factory clusters();
@@ -170,6 +175,67 @@ abstract class ConditionalWriteScenarios {
       cluster.startNode(2);
       cluster.startNode(3);
       assertThat(client.getVersioned(key).map(Versioned::value).map(String::new)).hasValue("two");
+    }
+  }
+
+  /**
+   * Three clients, one per node, read the register (a write expecting a version never issued,
+   * answered 412 with the current ETag) and compare-and-set it on the version they last saw; the
+   * recorded history (invoke and return times, expected and answered ETags) is checked by Porcupine
+   * with a compare-and-set register model and found linearizable.
+   */
+  @Test
+  void aRegisterUnderConditionalWritesIsLinearizable(@TempDir Path dir) throws Exception {
+    int operations = 25;
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("register");
+      List<Porcupine.Operation> history = Collections.synchronizedList(new ArrayList<>());
+      ExecutorService clients = Executors.newFixedThreadPool(3);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 1; c <= 3; c++) {
+          int client = c;
+          KvorumClient kv = cluster.client(client);
+          running.add(
+              clients.submit(
+                  () -> {
+                    String seen = "";
+                    for (int i = 0; i < operations; i++) {
+                      boolean read = i % 3 == 0;
+                      String expect = read ? NEVER_ISSUED : seen;
+                      byte[] value = utf8("c" + client + "-" + i);
+                      long call = System.nanoTime();
+                      String result;
+                      String etag = "";
+                      try {
+                        ConditionalResult answer =
+                            expect.isEmpty()
+                                ? kv.putIfAbsent(key, value)
+                                : kv.putIfMatch(key, value, expect);
+                        result = answer.applied() ? "ok" : "refused";
+                        etag = answer.etag().orElse("");
+                        seen = etag;
+                      } catch (KvorumClientException e) {
+                        assertThat(e.status()).as("a conditional write's failure").isEqualTo(504);
+                        result = "unknown";
+                      } catch (UncheckedIOException e) {
+                        result = "unknown";
+                      }
+                      history.add(
+                          new Porcupine.Operation(
+                              client, call, System.nanoTime(), read, expect, result, etag));
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> done : running) {
+          done.get(90, TimeUnit.SECONDS);
+        }
+      } finally {
+        clients.shutdownNow();
+      }
+      assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
+      assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
     }
   }
 
