@@ -130,13 +130,12 @@ final class ConditionalWriteCoordinator {
     }
 
     private void timedOut() {
-      List<NodeId> silent = acceptors.stream().filter(n -> !failed.containsKey(n)).toList();
-      result.completeExceptionally(
-          new NotEnoughReplicasException(quorum, 0, snapshot(failed), silent));
-    }
-
-    private synchronized Map<NodeId, String> snapshot(Map<NodeId, String> map) {
-      return new LinkedHashMap<>(map);
+      NotEnoughReplicasException timeout;
+      synchronized (this) {
+        List<NodeId> silent = acceptors.stream().filter(n -> !failed.containsKey(n)).toList();
+        timeout = new NotEnoughReplicasException(quorum, 0, failed, silent);
+      }
+      result.completeExceptionally(timeout);
     }
 
     private void round() {

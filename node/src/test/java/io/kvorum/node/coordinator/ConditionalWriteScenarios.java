@@ -7,6 +7,7 @@ import io.kvorum.api.ConditionalResult;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
 import io.kvorum.api.Versioned;
+import io.kvorum.node.testing.CasCounter;
 import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
 import java.io.UncheckedIOException;
@@ -71,15 +72,15 @@ abstract class ConditionalWriteScenarios {
                       if (!cluster.node(node).running()) {
                         continue;
                       }
-                      Outcome outcome = increment(cluster.client(node), key);
-                      if (outcome.value() > 0) {
+                      long value = CasCounter.increment(cluster.client(node), key);
+                      if (value > 0) {
                         applied.incrementAndGet();
-                        if (written.putIfAbsent(outcome.value(), "w" + worker) != null) {
+                        if (written.putIfAbsent(value, "w" + worker) != null) {
                           synchronized (doubled) {
-                            doubled.add(outcome.value());
+                            doubled.add(value);
                           }
                         }
-                      } else if (outcome.value() < 0) {
+                      } else if (value == CasCounter.UNKNOWN) {
                         unknown.incrementAndGet();
                       }
                     }
@@ -97,7 +98,7 @@ abstract class ConditionalWriteScenarios {
         workers.shutdownNow();
       }
 
-      long finalValue = counter(cluster.client(3).getVersioned(key));
+      long finalValue = CasCounter.value(cluster.client(3).getVersioned(key));
       assertThat(doubled).as("values two increments both wrote").isEmpty();
       assertThat(finalValue)
           .as(
@@ -105,7 +106,7 @@ abstract class ConditionalWriteScenarios {
               applied.get(), unknown.get())
           .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
       assertThat(written.keySet()).allMatch(v -> v <= finalValue);
-      assertThat(counter(cluster.client(1).getVersioned(key))).isEqualTo(finalValue);
+      assertThat(CasCounter.value(cluster.client(1).getVersioned(key))).isEqualTo(finalValue);
     }
   }
 
@@ -237,30 +238,6 @@ abstract class ConditionalWriteScenarios {
       assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
       assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
     }
-  }
-
-  /** What one compare-and-set increment did: the value it wrote, 0 if refused, -1 if unknown. */
-  private record Outcome(long value) {}
-
-  private static Outcome increment(KvorumClient client, byte[] key) {
-    try {
-      Optional<Versioned> current = client.getVersioned(key);
-      long next = counter(current) + 1;
-      ConditionalResult result =
-          current.isEmpty()
-              ? client.putIfAbsent(key, utf8(Long.toString(next)))
-              : client.putIfMatch(key, utf8(Long.toString(next)), current.get().etag());
-      return new Outcome(result.applied() ? next : 0);
-    } catch (KvorumClientException e) {
-      // A 503 (the node is stopping or starting) writes nothing; a 504 may have.
-      return new Outcome(e.status() == 504 ? -1 : 0);
-    } catch (UncheckedIOException e) {
-      return new Outcome(-1);
-    }
-  }
-
-  private static long counter(Optional<Versioned> current) {
-    return current.map(v -> Long.parseLong(new String(v.value(), UTF_8))).orElse(0L);
   }
 
   private static int outcomeOf(Runnable request) {
