@@ -8,7 +8,6 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.storage.AcceptorStore;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.StorageEngine;
@@ -282,11 +281,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
   /** The hints kept in this database, beside the records. */
   public HintStore hints() {
     return hints;
-  }
-
-  /** The Paxos acceptors' states kept in this database (conditional writes). */
-  public AcceptorStore acceptors() {
-    return acceptors;
   }
 
   /** This engine, its hints and its acceptors' states, as a node uses them. */

@@ -24,7 +24,7 @@ final class CrashPromiser {
     RocksDbStorageEngine engine =
         RocksDbStorageEngine.open(
             Path.of(args[0]), RocksDbStorageEngineTest.SMALL, StorageThreads.bounded(4, 10_000));
-    AcceptorStore store = engine.acceptors();
+    AcceptorStore store = engine.asLocalStorage().acceptors();
     PrintStream out =
         new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     Semaphore inFlight = new Semaphore(8);

@@ -40,7 +40,7 @@ class RocksDbAcceptorStoreTest extends AcceptorStoreContract {
 
   private AcceptorStore reopen(Path directory) {
     engine = RocksDbStorageEngine.open(directory, RocksDbStorageEngineTest.SMALL, executor);
-    return engine.acceptors();
+    return engine.asLocalStorage().acceptors();
   }
 
   @AfterEach
