@@ -2,6 +2,8 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.ClockOffsets;
+import io.kvorum.node.consensus.Condition;
+import io.kvorum.node.consensus.ConditionalWrite;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -21,15 +23,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /**
- * What a client request needs from the cluster: versioned writes and deletes, quorum reads that
- * resolve tombstones and expiry, and cluster-wide ranges. Any node coordinates any key. What an
- * operator asks of the cluster is {@link ClusterAdmin}'s.
+ * What a client request needs from the cluster: versioned writes and deletes, conditional ones
+ * decided by Paxos, quorum reads that resolve tombstones and expiry, and cluster-wide ranges. Any
+ * node coordinates any key. What an operator asks of the cluster is {@link ClusterAdmin}'s.
  */
 public final class Coordinator {
   private final Membership membership;
   private final Clock clock;
   private final ClockOffsets offsets;
   private final WriteCoordinator writes;
+  private final ConditionalWriteCoordinator conditionalWrites;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
   private final int replicationFactor;
@@ -64,6 +67,9 @@ public final class Coordinator {
             deadline,
             offsets::unmeasured,
             requestTimeout.dividedBy(2));
+    this.conditionalWrites =
+        new ConditionalWriteCoordinator(
+            membership, replicas, writes, clock, requestTimeout, timeoutScheduler);
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);
@@ -146,6 +152,33 @@ public final class Coordinator {
                 from);
     clock.observe(record.version());
     return writes.write(key, placed, new Quorum(from / 2 + 1, from));
+  }
+
+  /**
+   * Stores {@code value} under {@code key} if {@code condition} holds, linearizably (SPEC §10):
+   * decided by a majority of the key's {@code from} replicas, committed to at least {@code ack} of
+   * them.
+   *
+   * @return the version written; fails with {@link io.kvorum.node.core.ConditionFailedException}
+   *     when the condition does not hold
+   */
+  public CompletableFuture<Version> putIf(
+      Key key, Condition condition, byte[] value, Duration ttl, Quorum quorum) {
+    return conditionally(
+        key, ConditionalWrite.put(condition, value, ttl.toMillis(), quorum.from()), quorum);
+  }
+
+  /** Deletes {@code key} if {@code condition} holds, as {@link #putIf} writes. */
+  public CompletableFuture<Version> deleteIf(Key key, Condition condition, Quorum quorum) {
+    return conditionally(key, ConditionalWrite.delete(condition, quorum.from()), quorum);
+  }
+
+  private CompletableFuture<Version> conditionally(Key key, ConditionalWrite write, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
+    return conditionalWrites.write(key, write, quorum).thenApply(Record::version);
   }
 
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */

@@ -37,6 +37,8 @@ import java.util.Set;
  *   <tr><td>{@link #SNAPSHOT_EXISTS}<td rowspan=2>{@link SnapshotException}<td>—<td>—<td>no
  *       <td>no<td>409
  *   <tr><td>{@link #UNKNOWN_SNAPSHOT}<td>—<td>—<td>no<td>no<td>404
+ *   <tr><td>{@link #CONDITION_FAILED}<td>{@link ConditionFailedException}<td>—<td>—<td>no<td>no
+ *       <td>412 + the current ETag
  *   <tr><td>{@link #NO_ANSWER}<td>{@link PeerUnavailableException}<td>yes<td>yes<td>yes<td>no
  *       <td>504
  *   <tr><td>{@link #NOT_ENOUGH_REPLICAS}<td>{@link NotEnoughReplicasException}<td>—<td>—<td>yes
@@ -75,6 +77,11 @@ public enum FailureKind {
   SNAPSHOT_EXISTS(409),
   /** A snapshot refused: this node has none of that name. */
   UNKNOWN_SNAPSHOT(404),
+  /**
+   * A conditional write refused: its condition does not hold against the key's current value, as a
+   * quorum of the key's replicas decided it (SPEC §10). Retrying the same request cannot succeed.
+   */
+  CONDITION_FAILED(412),
   /** A peer did not answer: no connection, no answer in time, a broken stream, an open breaker. */
   NO_ANSWER(504, COUNTS_AGAINST_PEER, HINTED, RETRYABLE),
   /** Fewer replicas than required answered, for mixed or untyped reasons. */
@@ -129,6 +136,7 @@ public enum FailureKind {
           e.reason() == SnapshotException.Reason.SNAPSHOT_EXISTS
               ? SNAPSHOT_EXISTS
               : UNKNOWN_SNAPSHOT;
+      case ConditionFailedException e -> CONDITION_FAILED;
       case PeerUnavailableException e -> NO_ANSWER;
       case NotEnoughReplicasException e -> NOT_ENOUGH_REPLICAS;
     };

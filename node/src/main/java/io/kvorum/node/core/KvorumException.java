@@ -8,6 +8,7 @@ package io.kvorum.node.core;
 public abstract sealed class KvorumException extends RuntimeException
     permits ClockOffsetException,
         ClusterChangeException,
+        ConditionFailedException,
         InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.consensus.Condition;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
@@ -22,6 +23,7 @@ import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -80,18 +82,22 @@ final class DataEndpoints {
                   .map(r -> EntityTags.tagged(octets(r.value()), r.version()))
                   .orElseGet(() -> empty(HttpResponseStatus.NOT_FOUND)));
     } else if (method.equals(HttpMethod.PUT)) {
-      refuseConditions(request);
+      Optional<Condition> condition = condition(request, true);
       Duration ttl = parameters.ttl(query);
       byte[] value = ByteBufUtil.getBytes(request.content());
       reply(
           exchange,
-          coordinator.put(key, value, ttl, quorum),
+          condition.isPresent()
+              ? coordinator.putIf(key, condition.get(), value, ttl, quorum)
+              : coordinator.put(key, value, ttl, quorum),
           version -> EntityTags.tagged(empty(HttpResponseStatus.CREATED), version));
     } else {
-      refuseConditions(request);
+      Optional<Condition> condition = condition(request, false);
       reply(
           exchange,
-          coordinator.delete(key, quorum),
+          condition.isPresent()
+              ? coordinator.deleteIf(key, condition.get(), quorum)
+              : coordinator.delete(key, quorum),
           version -> EntityTags.tagged(empty(HttpResponseStatus.ACCEPTED), version));
     }
   }
@@ -124,17 +130,34 @@ final class DataEndpoints {
   }
 
   /**
-   * A condition this node cannot decide yet is refused rather than ignored: a write that ignored
-   * {@code If-Match} would overwrite what its client meant to protect. The Paxos rounds that decide
-   * conditions across the key's replicas (issue 26) are not wired to the transport yet.
+   * The precondition of a PUT or DELETE (SPEC §10): {@code If-Match: "<etag>"} (one strong tag) on
+   * either, {@code If-None-Match: *} on a PUT; empty without one. Anything else that names a
+   * condition is refused (400) rather than ignored: a write that ignored a condition would
+   * overwrite what its client meant to protect.
    */
-  private static void refuseConditions(FullHttpRequest request) {
-    for (String header : new String[] {KvorumApi.IF_MATCH, KvorumApi.IF_NONE_MATCH}) {
-      if (request.headers().contains(header)) {
-        throw new InvalidRequestException(
-            header, header + " is not supported yet: conditional writes are not available");
-      }
+  private static Optional<Condition> condition(FullHttpRequest request, boolean put) {
+    String match = request.headers().get(KvorumApi.IF_MATCH);
+    String noneMatch = request.headers().get(KvorumApi.IF_NONE_MATCH);
+    if (match != null && noneMatch != null) {
+      throw new InvalidRequestException(
+          KvorumApi.IF_NONE_MATCH, "If-Match and If-None-Match cannot be combined");
     }
+    if (match != null) {
+      if (match.strip().equals("*") || match.contains(",")) {
+        throw new InvalidRequestException(
+            KvorumApi.IF_MATCH, "If-Match takes exactly one entity tag: " + match);
+      }
+      return Optional.of(new Condition.IfMatch(EntityTags.parse(match)));
+    }
+    if (noneMatch != null) {
+      if (!put || !noneMatch.strip().equals("*")) {
+        throw new InvalidRequestException(
+            KvorumApi.IF_NONE_MATCH,
+            "only If-None-Match: * on a PUT is supported (create if absent): " + noneMatch);
+      }
+      return Optional.of(new Condition.IfAbsent());
+    }
+    return Optional.empty();
   }
 
   /**

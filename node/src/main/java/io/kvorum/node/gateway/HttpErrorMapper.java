@@ -3,6 +3,7 @@ package io.kvorum.node.gateway;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.ClusterChangeException;
+import io.kvorum.node.core.ConditionFailedException;
 import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
@@ -57,6 +58,9 @@ final class HttpErrorMapper {
     if (kind.retryAfter()) {
       response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
     }
+    if (error instanceof ConditionFailedException e) {
+      e.current().ifPresent(version -> EntityTags.tagged(response, version));
+    }
     return response;
   }
 
@@ -91,6 +95,8 @@ final class HttpErrorMapper {
       }
       case ClusterChangeException e -> e.details().forEach(problem::with);
       case SnapshotException e -> problem.with("snapshot", e.name());
+      case ConditionFailedException e ->
+          e.current().ifPresent(version -> problem.with("etag", EntityTags.format(version)));
       case PeerUnavailableException e -> problem.with("unavailable", e.peer().value());
       case ClockOffsetException e ->
           problem

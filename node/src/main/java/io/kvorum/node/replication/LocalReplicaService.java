@@ -4,6 +4,9 @@ import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
@@ -23,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What this node does for its peers: its own replicas, the hints it holds for them, its side of
- * their anti-entropy exchanges, and its membership.
+ * their anti-entropy exchanges, its membership, and its Paxos acceptor.
  *
  * <p>A write whose version is further ahead of this node's wall clock than the max clock offset is
  * refused ({@link ClockOffsetException}): its coordinator's clock is ahead, and the version would
@@ -37,12 +40,14 @@ public final class LocalReplicaService implements ReplicaService {
   private final long maxOffsetMillis;
   private final AntiEntropy repair;
   private final Membership membership;
+  private final Acceptor acceptor;
 
   /**
    * @param clock this node's clock, whose wall clock versions are checked against
    * @param maxClockOffset how far ahead of it a version may be
    * @param repair this node's anti-entropy, which answers the peers' exchanges
    * @param membership this node's membership, which answers gossip, joins and handoffs
+   * @param acceptor this node's Paxos acceptor, which answers prepares and accepts
    */
   public LocalReplicaService(
       StorageEngine storage,
@@ -50,13 +55,15 @@ public final class LocalReplicaService implements ReplicaService {
       Clock clock,
       Duration maxClockOffset,
       AntiEntropy repair,
-      Membership membership) {
+      Membership membership,
+      Acceptor acceptor) {
     this.storage = storage;
     this.handoff = handoff;
     this.clock = clock;
     this.maxOffsetMillis = maxClockOffset.toMillis();
     this.repair = repair;
     this.membership = membership;
+    this.acceptor = acceptor;
   }
 
   @Override
@@ -89,6 +96,21 @@ public final class LocalReplicaService implements ReplicaService {
     CompletableFuture<Void> stored =
         accepted.isEmpty() ? CompletableFuture.completedFuture(null) : storage.putAll(accepted);
     return stored.thenCompose(ok -> CompletableFuture.failedFuture(refusal(refused, wall)));
+  }
+
+  @Override
+  public CompletableFuture<Reply> prepare(Key key, Ballot ballot) {
+    return acceptor.prepare(key, ballot);
+  }
+
+  /** Refuses a proposal versioned too far ahead, as {@link #write} refuses its commit would be. */
+  @Override
+  public CompletableFuture<Reply> accept(Key key, Proposal proposal) {
+    long wall = clock.wallMillis();
+    Optional<Record> ahead = proposal.value().filter(r -> tooFarAhead(r, wall));
+    return ahead.isPresent()
+        ? CompletableFuture.failedFuture(refusal(ahead.get(), wall))
+        : acceptor.accept(key, proposal);
   }
 
   private boolean tooFarAhead(Record record, long wall) {

@@ -1,5 +1,8 @@
 package io.kvorum.node.replication;
 
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -11,20 +14,39 @@ import io.kvorum.node.transport.PeerTransport;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** Reaches the storage of any node: this node's directly, every other through the transport. */
+/**
+ * Reaches the storage and the Paxos acceptor of any node: this node's directly, every other through
+ * the transport.
+ */
 public final class Replicas {
   private final NodeId self;
   private final StorageEngine local;
+  private final Acceptor acceptor;
   private final PeerTransport peers;
 
-  public Replicas(NodeId self, StorageEngine local, PeerTransport peers) {
+  public Replicas(NodeId self, StorageEngine local, Acceptor acceptor, PeerTransport peers) {
     this.self = self;
     this.local = local;
+    this.acceptor = acceptor;
     this.peers = peers;
+  }
+
+  public NodeId self() {
+    return self;
   }
 
   public boolean isSelf(NodeId node) {
     return self.equals(node);
+  }
+
+  /** Paxos: asks {@code node}'s acceptor to promise {@code ballot} for {@code key}. */
+  public CompletableFuture<Reply> prepare(NodeId node, Key key, Ballot ballot) {
+    return isSelf(node) ? acceptor.prepare(key, ballot) : peers.prepare(node, key, ballot);
+  }
+
+  /** Paxos: asks {@code node}'s acceptor to accept {@code proposal} for {@code key}. */
+  public CompletableFuture<Reply> accept(NodeId node, Key key, Proposal proposal) {
+    return isSelf(node) ? acceptor.accept(key, proposal) : peers.accept(node, key, proposal);
   }
 
   public CompletableFuture<Optional<Record>> read(NodeId node, Key key) {

@@ -127,7 +127,8 @@ public final class EdgeBootstrap {
 
   private static Replicas replicas(
       NodeConfig config, NodeCluster cluster, NodeReplication replication) {
-    return new Replicas(config.nodeId(), replication.storage(), cluster.transport());
+    return new Replicas(
+        config.nodeId(), replication.storage(), replication.acceptor(), cluster.transport());
   }
 
   private static String bindFailure(UncheckedIOException e) {

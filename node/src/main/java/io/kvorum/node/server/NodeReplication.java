@@ -2,6 +2,7 @@ package io.kvorum.node.server;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.replication.Acceptor;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
@@ -15,10 +16,12 @@ import io.kvorum.node.storage.StorageEngine;
  * @param antiEntropy the rounds that compare and repair the replicas this node shares
  * @param changes membership changes: gossip, joins, decommissions, removals and their streaming
  * @param sweeper the purge of dead records every replica holds
+ * @param acceptor this node's Paxos acceptor (conditional writes) over {@code storage}
  */
 public record NodeReplication(
     StorageEngine storage,
     HintedHandoff handoff,
     AntiEntropy antiEntropy,
     MembershipService changes,
-    PurgeSweeper sweeper) {}
+    PurgeSweeper sweeper,
+    Acceptor acceptor) {}

@@ -10,6 +10,7 @@ import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.replication.Acceptor;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.storage.MemoryFirstStorageEngine;
@@ -80,7 +81,8 @@ public final class ReplicationBootstrap {
             clock::wallMillis,
             antiEntropy::purgeableBefore,
             resources.registry());
-    return new NodeReplication(engine, handoff, antiEntropy, changes, sweeper);
+    Acceptor acceptor = new Acceptor(engine, storage.local().acceptors());
+    return new NodeReplication(engine, handoff, antiEntropy, changes, sweeper, acceptor);
   }
 
   /**
@@ -98,7 +100,8 @@ public final class ReplicationBootstrap {
         storage.clock(),
         config.maxClockOffset(),
         replication.antiEntropy(),
-        membership);
+        membership,
+        replication.acceptor());
   }
 
   /** The hints this node keeps for its peers. */

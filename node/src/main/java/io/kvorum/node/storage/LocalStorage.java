@@ -1,10 +1,11 @@
 package io.kvorum.node.storage;
 
 /**
- * Everything a node keeps on its own disk: its replicas' records and the hints it holds for other
- * nodes. Closing closes both.
+ * Everything a node keeps on its own disk: its replicas' records, the hints it holds for other
+ * nodes, and its Paxos acceptors' states. Closing closes all three (they share the engine).
  */
-public record LocalStorage(StorageEngine records, HintStore hints) implements AutoCloseable {
+public record LocalStorage(StorageEngine records, HintStore hints, AcceptorStore acceptors)
+    implements AutoCloseable {
   @Override
   public void close() {
     records.close();

@@ -3,6 +3,9 @@ package io.kvorum.node.transport;
 import io.kvorum.node.clock.PeerClocks;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -56,6 +59,25 @@ public interface PeerTransport extends AutoCloseable {
 
   /** Asks {@code peer} to store {@code record} unless it holds a newer one. */
   CompletableFuture<Void> write(NodeId peer, Key key, Record record);
+
+  /**
+   * Paxos of conditional writes (SPEC §10): asks {@code peer}'s acceptor to promise {@code ballot}
+   * for {@code key}; the reply is a promise (with what the acceptor holds for the key) or a refusal
+   * naming the higher ballot it holds. Same deadline as a write.
+   */
+  default CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
+    return CompletableFuture.failedFuture(
+        new PeerUnavailableException(peer, "this transport carries no Paxos", null));
+  }
+
+  /**
+   * Paxos: asks {@code peer}'s acceptor to accept {@code proposal} for {@code key}. Same deadline
+   * as a write.
+   */
+  default CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
+    return CompletableFuture.failedFuture(
+        new PeerUnavailableException(peer, "this transport carries no Paxos", null));
+  }
 
   /** A cursor over {@code peer}'s own records in {@code range}, tombstones included. */
   ScanCursor scan(NodeId peer, KeyRange range);

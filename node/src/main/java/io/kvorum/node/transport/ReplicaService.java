@@ -2,6 +2,9 @@ package io.kvorum.node.transport;
 
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -36,6 +39,19 @@ public interface ReplicaService {
         writes.stream()
             .map(write -> write(write.key(), write.record()))
             .toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * Paxos of conditional writes (SPEC §10): this node's acceptor promises {@code ballot} for {@code
+   * key} or refuses it; completes once the new state is durable.
+   */
+  default CompletableFuture<Reply> prepare(Key key, Ballot ballot) {
+    return CompletableFuture.failedFuture(new UnavailableException("no acceptor here"));
+  }
+
+  /** Paxos: this node's acceptor accepts {@code proposal} for {@code key}, or refuses it. */
+  default CompletableFuture<Reply> accept(Key key, Proposal proposal) {
+    return CompletableFuture.failedFuture(new UnavailableException("no acceptor here"));
   }
 
   /** This node's own records in {@code range}, tombstones and expired records included. */

@@ -10,6 +10,9 @@ import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -131,6 +134,16 @@ public final class ResilientPeerTransport implements PeerTransport {
   @Override
   public ScanCursor scan(NodeId peer, KeyRange range) {
     return streamed(peer, "scan", () -> delegate.scan(peer, range));
+  }
+
+  @Override
+  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
+    return guarded(peer, "prepare", () -> delegate.prepare(peer, key, ballot));
+  }
+
+  @Override
+  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
+    return guarded(peer, "accept", () -> delegate.accept(peer, key, proposal));
   }
 
   @Override

@@ -29,6 +29,18 @@ class AcceptorStateTest {
         .isInstanceOf(Reply.Promise.class);
   }
 
+  /**
+   * Two proposers whose clocks gave the same stamp: only the first gets this acceptor's promise.
+   */
+  @Test
+  void aBallotOfATimestampPromisedAlreadyIsRefusedWhateverItsProposer() {
+    AcceptorState state = AcceptorState.EMPTY.prepare(ballot(10, A), Optional.empty()).state();
+    assertThat(state.prepare(ballot(10, B), Optional.empty()).reply())
+        .isEqualTo(new Reply.Rejected(ballot(10, B), ballot(10, A)));
+    assertThat(state.prepare(ballot(11, B), Optional.empty()).reply())
+        .isInstanceOf(Reply.Promise.class);
+  }
+
   @Test
   void aPromiseCarriesTheAcceptedProposalAndTheStoredRecord() {
     Record value = Record.value(Version.of(10, 0), new byte[] {1});

@@ -14,6 +14,7 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -65,7 +66,7 @@ class CoordinatorFailureReportTest {
                 .requestTimeout(requestTimeout)
                 .replicationFactor(3)
                 .build(),
-            new LocalStorage(local, new InMemoryHintStore()),
+            new LocalStorage(local, new InMemoryHintStore(), new InMemoryAcceptorStore()),
             HybridLogicalClock.start(new MemoryCeilingStore()),
             peers);
     nodes.add(node);

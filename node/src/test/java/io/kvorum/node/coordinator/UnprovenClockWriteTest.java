@@ -11,6 +11,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -56,7 +57,7 @@ class UnprovenClockWriteTest {
               .requestTimeout(Duration.ofMillis(400))
               .replicationFactor(3)
               .build(),
-          new LocalStorage(local, new InMemoryHintStore()),
+          new LocalStorage(local, new InMemoryHintStore(), new InMemoryAcceptorStore()),
           HybridLogicalClock.start(new MemoryCeilingStore()),
           peers);
 

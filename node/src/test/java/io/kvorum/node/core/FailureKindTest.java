@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,8 @@ class FailureKindTest {
     for (SnapshotException.Reason reason : SnapshotException.Reason.values()) {
       raised.put(new SnapshotException(reason, "nightly"), FailureKind.valueOf(reason.name()));
     }
+    raised.put(
+        new ConditionFailedException(Optional.of(Version.of(1, 0))), FailureKind.CONDITION_FAILED);
     raised.put(new PeerUnavailableException(NodeId.of("n2"), "down", null), FailureKind.NO_ANSWER);
     raised.put(new NotEnoughReplicasException(2, 1), FailureKind.NOT_ENOUGH_REPLICAS);
     raised.put(
@@ -80,6 +83,7 @@ class FailureKindTest {
             new Row(FailureKind.LAST_MEMBER, false, false, false, false, 409, false),
             new Row(FailureKind.SNAPSHOT_EXISTS, false, false, false, false, 409, false),
             new Row(FailureKind.UNKNOWN_SNAPSHOT, false, false, false, false, 404, false),
+            new Row(FailureKind.CONDITION_FAILED, false, false, false, false, 412, false),
             new Row(FailureKind.NO_ANSWER, true, true, true, false, 504, false),
             new Row(FailureKind.NOT_ENOUGH_REPLICAS, false, false, true, false, 504, false),
             new Row(FailureKind.STORAGE_FAILURE, false, true, false, true, 500, false),

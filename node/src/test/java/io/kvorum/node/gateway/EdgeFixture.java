@@ -7,6 +7,7 @@ import io.kvorum.node.coordinator.SnapshotAdmin;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.Snapshots;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -44,7 +45,8 @@ final class EdgeFixture implements AutoCloseable {
                 .topology(Topology.single(self, "localhost", 9090))
                 .replicationFactor(1)
                 .build(),
-            new LocalStorage(new InMemoryStorageEngine(), new InMemoryHintStore()),
+            new LocalStorage(
+                new InMemoryStorageEngine(), new InMemoryHintStore(), new InMemoryAcceptorStore()),
             HybridLogicalClock.start(new MemoryCeilingStore()),
             new ScriptedPeerTransport());
     PrometheusMeterRegistry registry = node.resources().registry();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.RangeEntry;
 import io.kvorum.node.testing.RawHttpConnection;
@@ -87,21 +88,65 @@ class HttpApiTest {
     assertThat(absent.headers().firstValue("etag")).isEmpty();
   }
 
+  @Test
+  void conditionalWritesAnswer201Or412WithTheCurrentETag() throws Exception {
+    HttpResponse<byte[]> created = conditional("cas", "PUT", "If-None-Match", "*", "one");
+    assertThat(created.statusCode()).isEqualTo(201);
+    String first = created.headers().firstValue("etag").orElseThrow();
+
+    HttpResponse<byte[]> exists = conditional("cas", "PUT", "If-None-Match", "*", "two");
+    assertThat(exists.statusCode()).isEqualTo(412);
+    assertThat(exists.headers().firstValue("etag")).hasValue(first);
+    assertThat(exists.headers().firstValue("content-type")).hasValue(KvorumApi.PROBLEM_JSON);
+    assertThat(JSON.readTree(exists.body()).get("etag").asText()).isEqualTo(first);
+
+    HttpResponse<byte[]> updated = conditional("cas", "PUT", "If-Match", first, "three");
+    assertThat(updated.statusCode()).isEqualTo(201);
+    String second = updated.headers().firstValue("etag").orElseThrow();
+    assertThat(second).isNotEqualTo(first);
+    HttpResponse<byte[]> stale = conditional("cas", "PUT", "If-Match", first, "four");
+    assertThat(stale.statusCode()).isEqualTo(412);
+    assertThat(stale.headers().firstValue("etag")).hasValue(second);
+    assertThat(kv.getUtf8("cas")).hasValue("three");
+
+    assertThat(conditional("cas", "DELETE", "If-Match", first, "").statusCode()).isEqualTo(412);
+    assertThat(conditional("cas", "DELETE", "If-Match", second, "").statusCode()).isEqualTo(202);
+    assertThat(send("GET", "/v0/entity?id=cas").statusCode()).isEqualTo(404);
+    HttpResponse<byte[]> absent = conditional("cas", "PUT", "If-Match", second, "five");
+    assertThat(absent.statusCode()).isEqualTo(412);
+    assertThat(absent.headers().firstValue("etag")).as("the key is absent").isEmpty();
+    assertThat(JSON.readTree(absent.body()).has("etag")).isFalse();
+    assertThat(conditional("cas", "PUT", "If-None-Match", "*", "six").statusCode()).isEqualTo(201);
+    assertThat(kv.getUtf8("cas")).hasValue("six");
+  }
+
+  /** A condition this node cannot decide is refused rather than ignored. */
   @ParameterizedTest
-  @CsvSource({"PUT,If-Match,\"1.0\"", "PUT,If-None-Match,*", "DELETE,If-Match,\"1.0\""})
-  void aConditionIsRefusedRatherThanIgnoredUntilConditionalWritesExist(
-      String method, String header, String value) throws Exception {
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "PUT|If-Match|*",
+        "PUT|If-Match|\"1.0\", \"2.0\"",
+        "PUT|If-Match|W/\"1.0\"",
+        "PUT|If-None-Match|\"1.0\"",
+        "DELETE|If-None-Match|*"
+      })
+  void aConditionItCannotDecideIsRefused(String method, String header, String value)
+      throws Exception {
     String etag = kv.put("guarded", "original");
-    HttpResponse<byte[]> refused =
-        kv.send(
-            HttpRequest.newBuilder(URI.create(node.url("/v0/entity?id=guarded")))
-                .header(header, value)
-                .method(method, HttpRequest.BodyPublishers.ofString("overwritten")));
+    HttpResponse<byte[]> refused = conditional("guarded", method, header, value, "overwritten");
     assertThat(refused.statusCode()).isEqualTo(400);
-    JsonNode problem = JSON.readTree(refused.body());
-    assertThat(problem.get("parameter").asText()).isEqualTo(header);
+    assertThat(JSON.readTree(refused.body()).get("parameter").asText()).isEqualTo(header);
     assertThat(kv.getVersioned("guarded".getBytes(UTF_8)))
         .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
+  }
+
+  private static HttpResponse<byte[]> conditional(
+      String key, String method, String header, String value, String body) {
+    return kv.send(
+        HttpRequest.newBuilder(URI.create(node.url("/v0/entity?id=" + key)))
+            .header(header, value)
+            .method(method, HttpRequest.BodyPublishers.ofString(body)));
   }
 
   @Test

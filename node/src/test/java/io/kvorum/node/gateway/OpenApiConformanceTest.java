@@ -124,12 +124,16 @@ class OpenApiConformanceTest {
     r.put("GET /v0/entity 504", () -> slow("GET", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 201", () -> put("k", "v"));
     r.put("PUT /v0/entity 400", () -> send("PUT", "/v0/entity?id=k&ack=0"));
+    r.put(
+        "PUT /v0/entity 412",
+        () -> put("k", "v") == 201 ? conditional("PUT", "If-None-Match: *") : -1);
     r.put("PUT /v0/entity 413", () -> put("k", "x".repeat(1025)));
     r.put("PUT /v0/entity 503", () -> faulty(overloaded(), "PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 504", () -> slow("PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 507", () -> faulty(diskFull(), "PUT", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 202", () -> send("DELETE", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 400", () -> send("DELETE", "/v0/entity?id="));
+    r.put("DELETE /v0/entity 412", () -> conditional("DELETE", "If-Match: \"1.0\""));
     r.put("DELETE /v0/entity 503", () -> faulty(overloaded(), "DELETE", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 504", () -> slow("DELETE", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 507", () -> faulty(diskFull(), "DELETE", "/v0/entity?id=k"));
@@ -422,6 +426,18 @@ class OpenApiConformanceTest {
   private int send(String method, String target) throws Exception {
     try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
       return raw.request(method, target).status();
+    }
+  }
+
+  /** A conditional write of key {@code k} with {@code condition} (a header line). */
+  private int conditional(String method, String condition) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(node.address())) {
+      raw.write(
+          method
+              + " /v0/entity?id=k HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+              + condition
+              + "\r\n\r\n");
+      return raw.readResponse().status();
     }
   }
 

@@ -11,6 +11,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
@@ -110,6 +111,7 @@ class CatchUpRaceTest {
     final NodeConfig config;
     final InMemoryStorageEngine records = new InMemoryStorageEngine();
     final InMemoryHintStore hints = new InMemoryHintStore();
+    final InMemoryAcceptorStore acceptors = new InMemoryAcceptorStore();
     final AtomicLong ceiling = new AtomicLong();
 
     Disk(NodeId id) {
@@ -131,7 +133,11 @@ class CatchUpRaceTest {
     HybridLogicalClock clock = HybridLogicalClock.start(new MemoryCeilingStore(disk.ceiling));
     PeerTransport transport = network.connect(disk.config, clock);
     NodeParts parts =
-        NodeParts.build(disk.config, new LocalStorage(disk.records, disk.hints), clock, transport);
+        NodeParts.build(
+            disk.config,
+            new LocalStorage(disk.records, disk.hints, disk.acceptors),
+            clock,
+            transport);
     HintedHandoff handoff = parts.replication().handoff();
     AutoCloseable served =
         network.serve(disk.config, clock, parts.served(ReplicaService.Membership.NONE));

@@ -6,6 +6,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Call;
@@ -31,7 +32,9 @@ class ReadRepairerTest {
   private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ReadRepairer repairer =
-      new ReadRepairer(new Replicas(SELF, local, peers), registry);
+      new ReadRepairer(
+          new Replicas(SELF, local, new Acceptor(local, new InMemoryAcceptorStore()), peers),
+          registry);
 
   @AfterEach
   void close() {

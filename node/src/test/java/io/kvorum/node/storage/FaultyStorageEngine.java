@@ -7,6 +7,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.server.StorageFactory;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;
@@ -51,7 +52,7 @@ public final class FaultyStorageEngine extends ForwardingStorageEngine {
     return (directory, settings, executor, threading) -> {
       FaultyStorageEngine engine = new FaultyStorageEngine(new InMemoryStorageEngine());
       created.accept(engine);
-      return new LocalStorage(engine, new InMemoryHintStore());
+      return new LocalStorage(engine, new InMemoryHintStore(), new InMemoryAcceptorStore());
     };
   }
 

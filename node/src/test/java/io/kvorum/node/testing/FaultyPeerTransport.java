@@ -2,6 +2,9 @@ package io.kvorum.node.testing;
 
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
@@ -157,6 +160,16 @@ public final class FaultyPeerTransport implements PeerTransport {
   @Override
   public CompletableFuture<Long> ping(NodeId peer) {
     return send(peer, callTimeout, () -> delegate.ping(peer));
+  }
+
+  @Override
+  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
+    return send(peer, callTimeout, () -> delegate.prepare(peer, key, ballot));
+  }
+
+  @Override
+  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
+    return send(peer, callTimeout, () -> delegate.accept(peer, key, proposal));
   }
 
   @Override

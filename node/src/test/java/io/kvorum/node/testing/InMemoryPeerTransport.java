@@ -3,6 +3,9 @@ package io.kvorum.node.testing;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.Member;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
@@ -219,6 +222,16 @@ final class InMemoryPeerTransport implements PeerTransport {
   @Override
   public Optional<StorageReport> reportedStorage(NodeId peer) {
     return Optional.ofNullable(reportedStorage.get(peer));
+  }
+
+  @Override
+  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
+    return send(peer, callTimeout, service -> service.prepare(key, ballot));
+  }
+
+  @Override
+  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
+    return send(peer, callTimeout, service -> service.accept(key, proposal));
   }
 
   @Override

@@ -1,5 +1,8 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -51,6 +54,16 @@ public final class ReplicaServices {
     @Override
     public CompletableFuture<Void> writeAll(List<Entry> writes) {
       return delegate().writeAll(writes);
+    }
+
+    @Override
+    public CompletableFuture<Reply> prepare(Key key, Ballot ballot) {
+      return delegate().prepare(key, ballot);
+    }
+
+    @Override
+    public CompletableFuture<Reply> accept(Key key, Proposal proposal) {
+      return delegate().accept(key, proposal);
     }
 
     @Override

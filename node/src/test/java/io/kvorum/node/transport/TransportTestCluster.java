@@ -6,6 +6,7 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -43,6 +44,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
     private final NodeId id;
     private final InMemoryStorageEngine storage = new InMemoryStorageEngine();
     private final InMemoryHintStore hints = new InMemoryHintStore();
+    private final InMemoryAcceptorStore acceptors = new InMemoryAcceptorStore();
     private final HybridLogicalClock clock;
     private final ReplicaServices.Switchable service = new ReplicaServices.Switchable();
     private PeerTransport transport;
@@ -138,7 +140,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
                     .catchUpTimeout(HELLO_TIMEOUT)
                     .maxClockOffset(MAX_CLOCK_OFFSET)
                     .build(),
-                new LocalStorage(node.storage, node.hints),
+                new LocalStorage(node.storage, node.hints, node.acceptors),
                 node.clock,
                 node.transport);
         node.repair().start().join();

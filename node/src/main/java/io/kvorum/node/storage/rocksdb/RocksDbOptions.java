@@ -26,6 +26,7 @@ import org.rocksdb.WriteOptions;
 final class RocksDbOptions implements AutoCloseable {
   static final String DEATHS = "deaths";
   static final String HINTS = "hints";
+  static final String PAXOS = "paxos";
 
   /** RocksDB's built-in merge operator keeping the byte-wise largest operand (max.cc). */
   static final String MAX_MERGE = "max";
@@ -41,6 +42,9 @@ final class RocksDbOptions implements AutoCloseable {
    * Incomplete instead of waiting out a write stall.
    */
   final WriteOptions atOnceWrites;
+
+  /** Writes that must survive a crash of the machine before they are answered: Paxos states. */
+  final WriteOptions syncedWrites;
 
   final LRUCache blockCache;
   final List<ColumnFamilyDescriptor> families;
@@ -59,6 +63,7 @@ final class RocksDbOptions implements AutoCloseable {
       db = own(new DBOptions());
       writes = own(new WriteOptions()).setSync(settings.syncWrites());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
+      syncedWrites = own(new WriteOptions()).setSync(true);
       families = families(settings);
       maxDiskBytes = settings.maxDiskBytes();
       files = own(new SstFileManager(Env.getDefault()));
@@ -96,7 +101,8 @@ final class RocksDbOptions implements AutoCloseable {
     return List.of(
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, records(settings)),
         new ColumnFamilyDescriptor(bytes(DEATHS), small),
-        new ColumnFamilyDescriptor(bytes(HINTS), small));
+        new ColumnFamilyDescriptor(bytes(HINTS), small),
+        new ColumnFamilyDescriptor(bytes(PAXOS), small));
   }
 
   private ColumnFamilyOptions records(RocksDbSettings settings) {

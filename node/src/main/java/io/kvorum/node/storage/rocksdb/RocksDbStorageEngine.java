@@ -37,7 +37,9 @@ import org.rocksdb.WriteOptions;
  * {@link StorageEngine} on RocksDB. Records live in the default column family under their raw key,
  * so RocksDB's byte-wise comparator gives the key order and scans stream straight from iterators. A
  * second column family, {@code deaths}, indexes tombstones and expiring values by the time they
- * die, so {@link #purge} visits only records that may be due instead of the whole key space.
+ * die, so {@link #purge} visits only records that may be due instead of the whole key space. Two
+ * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link
+ * RocksDbAcceptorStore}).
  *
  * <p>Writes are blind: a record is written as a merge operand in {@link RecordCodec}'s form, whose
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
@@ -60,6 +62,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final List<ColumnFamilyHandle> handles;
   private final ColumnFamilyHandle records;
   private final RocksDbHintStore hints;
+  private final RocksDbAcceptorStore acceptors;
   private final ReadOptions pointReads = new ReadOptions();
 
   /** Reads that may not touch the disk: RocksDB answers Incomplete instead of reading a block. */
@@ -91,6 +94,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.records = handles.get(0);
     this.purger = new Purger(db, records, handles.get(1), pointReads, options.writes);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
+    this.acceptors = new RocksDbAcceptorStore(this, db, handles.get(3), options.syncedWrites);
     this.combiner =
         new WriteCombiner(
             executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
@@ -279,9 +283,9 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return hints;
   }
 
-  /** This engine and its hints, as a node uses them. */
+  /** This engine, its hints and its acceptors' states, as a node uses them. */
   public LocalStorage asLocalStorage() {
-    return new LocalStorage(this, hints);
+    return new LocalStorage(this, hints, acceptors);
   }
 
   WriteOptions writeOptions() {

@@ -7,14 +7,19 @@ import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.consensus.Ballot;
+import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.StorageException;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.proto.replica.v1.AcceptRequest;
 import io.kvorum.proto.replica.v1.GossipRequest;
 import io.kvorum.proto.replica.v1.GossipResponse;
 import io.kvorum.proto.replica.v1.HelloRequest;
@@ -22,6 +27,7 @@ import io.kvorum.proto.replica.v1.HelloResponse;
 import io.kvorum.proto.replica.v1.JoinRequest;
 import io.kvorum.proto.replica.v1.PingRequest;
 import io.kvorum.proto.replica.v1.PingResponse;
+import io.kvorum.proto.replica.v1.PrepareRequest;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
@@ -134,6 +140,48 @@ public final class GrpcPeerTransport implements PeerTransport {
                         .setKey(ProtoMapping.bytes(key.bytes()))
                         .setRecord(ProtoMapping.toProto(record))))
         .thenApply(response -> null);
+  }
+
+  @Override
+  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
+    return paxos(
+        peer,
+        ReplicaRequest.newBuilder()
+            .setPrepare(
+                PrepareRequest.newBuilder()
+                    .setKey(ProtoMapping.bytes(key.bytes()))
+                    .setBallot(PaxosMapping.toProto(ballot))));
+  }
+
+  @Override
+  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
+    return paxos(
+        peer,
+        ReplicaRequest.newBuilder()
+            .setAccept(
+                AcceptRequest.newBuilder()
+                    .setKey(ProtoMapping.bytes(key.bytes()))
+                    .setProposal(PaxosMapping.toProto(proposal))));
+  }
+
+  /**
+   * A Paxos request on the Exchange stream; an answer that is not a Paxos reply is the peer's bug.
+   */
+  private CompletableFuture<Reply> paxos(NodeId peer, ReplicaRequest.Builder request) {
+    return channels
+        .channel(peer)
+        .call(request)
+        .thenApply(
+            response -> {
+              if (!response.hasPaxos()) {
+                throw new StorageException(
+                    StorageException.Kind.FAILURE,
+                    peer + " answered a Paxos request with " + response.getResultCase(),
+                    null,
+                    null);
+              }
+              return PaxosMapping.fromProto(response.getPaxos());
+            });
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * One peer's replica stream, served. The writes of a received batch go to storage together ({@link
@@ -122,6 +124,20 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
                     ProtoMapping.fromProto(request.getWrite().getRecord())));
             writeIds.add(id);
           }
+          case PREPARE ->
+              paxos(
+                  id,
+                  () ->
+                      service.prepare(
+                          ProtoMapping.key(request.getPrepare().getKey()),
+                          PaxosMapping.fromProto(request.getPrepare().getBallot())));
+          case ACCEPT ->
+              paxos(
+                  id,
+                  () ->
+                      service.accept(
+                          ProtoMapping.key(request.getAccept().getKey()),
+                          PaxosMapping.fromProto(request.getAccept().getProposal())));
           case OPERATION_NOT_SET ->
               answer(
                   failed(id, new InvalidRequestException(null, "a request without an operation")));
@@ -146,6 +162,27 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
     }
     record.whenComplete(
         (found, error) -> answer(error == null ? readResponse(id, found) : failed(id, error)));
+  }
+
+  /** A prepare or accept, answered once the acceptor's new state is durable. */
+  private void paxos(long id, Supplier<CompletableFuture<Reply>> step) {
+    CompletableFuture<Reply> reply;
+    try {
+      reply = step.get();
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    reply.whenComplete(
+        (answer, error) ->
+            answer(
+                error == null
+                    ? ReplicaResponse.newBuilder()
+                        .setRequestId(id)
+                        .setPaxos(PaxosMapping.toProto(answer))
+                        .build()
+                    : failed(id, error)));
   }
 
   /** One storage batch for the writes that arrived together; each still gets its own answer. */

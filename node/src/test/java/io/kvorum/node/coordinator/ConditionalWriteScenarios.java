@@ -1,0 +1,259 @@
+package io.kvorum.node.coordinator;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.ConditionalResult;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.Versioned;
+import io.kvorum.node.testing.CasCounter;
+import io.kvorum.node.testing.Porcupine;
+import io.kvorum.node.testing.TestCluster;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Conditional writes (SPEC §10) on a cluster of three: compare-and-set increments through every
+ * node while one node stops and comes back, racing creates, a register's history checked for
+ * linearizability by Porcupine, and the answers with one and with two replicas down.
+ */
+@Timeout(120)
+abstract class ConditionalWriteScenarios {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  private static final int INCREMENTS = 60;
+  private static final int WORKERS = 3;
+  private static final String NEVER_ISSUED = "\"1.0\"";
+
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
+  /**
+   * Three workers increment one counter by compare-and-set, each through every node in turn; node 3
+   * stops after a third of the increments and starts again after two thirds. Every increment that
+   * was answered 201 wrote a value nobody else wrote (none lost, none doubled), and the counter
+   * ends at their number, plus at most the increments whose answer was lost (a 504 or a broken
+   * connection: they may or may not have applied).
+   */
+  @Test
+  void concurrentIncrementsThroughEveryNodeLoseNothingWhileANodeRestarts() throws Exception {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("counter");
+      AtomicInteger applied = new AtomicInteger();
+      AtomicInteger unknown = new AtomicInteger();
+      ConcurrentHashMap<Long, String> written = new ConcurrentHashMap<>();
+      List<Long> doubled = new ArrayList<>();
+      ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int w = 0; w < WORKERS; w++) {
+          int worker = w;
+          running.add(
+              workers.submit(
+                  () -> {
+                    for (int op = 0; applied.get() < INCREMENTS; op++) {
+                      int node = 1 + (worker + op) % 3;
+                      if (!cluster.node(node).running()) {
+                        continue;
+                      }
+                      long value = CasCounter.increment(cluster.client(node), key);
+                      if (value > 0) {
+                        applied.incrementAndGet();
+                        if (written.putIfAbsent(value, "w" + worker) != null) {
+                          synchronized (doubled) {
+                            doubled.add(value);
+                          }
+                        }
+                      } else if (value == CasCounter.UNKNOWN) {
+                        unknown.incrementAndGet();
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        awaitAtLeast(applied, INCREMENTS / 3);
+        cluster.stop(3);
+        awaitAtLeast(applied, 2 * INCREMENTS / 3);
+        cluster.startNode(3);
+        for (Future<?> worker : running) {
+          worker.get(90, TimeUnit.SECONDS);
+        }
+      } finally {
+        workers.shutdownNow();
+      }
+
+      long finalValue = CasCounter.value(cluster.client(3).getVersioned(key));
+      assertThat(doubled).as("values two increments both wrote").isEmpty();
+      assertThat(finalValue)
+          .as(
+              "the counter after %d applied and %d unknown increments",
+              applied.get(), unknown.get())
+          .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
+      assertThat(written.keySet()).allMatch(v -> v <= finalValue);
+      assertThat(CasCounter.value(cluster.client(1).getVersioned(key))).isEqualTo(finalValue);
+    }
+  }
+
+  /** Of many creates of one key racing through every node, exactly one wins; the rest get 412. */
+  @Test
+  void ofConcurrentCreatesExactlyOneWins() throws Exception {
+    int creates = 12;
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("unique-name");
+      ExecutorService racers = Executors.newFixedThreadPool(creates);
+      CountDownLatch go = new CountDownLatch(1);
+      try {
+        List<Future<ConditionalResult>> results = new ArrayList<>();
+        for (int i = 0; i < creates; i++) {
+          KvorumClient client = cluster.client(1 + i % 3);
+          byte[] value = utf8("owner-" + i);
+          results.add(
+              racers.submit(
+                  () -> {
+                    go.await();
+                    return client.putIfAbsent(key, value);
+                  }));
+        }
+        go.countDown();
+        List<ConditionalResult> answers = new ArrayList<>();
+        for (Future<ConditionalResult> result : results) {
+          answers.add(result.get(30, TimeUnit.SECONDS));
+        }
+        List<ConditionalResult> won = answers.stream().filter(ConditionalResult::applied).toList();
+        assertThat(won).hasSize(1);
+        String etag = won.get(0).etag().orElseThrow();
+        assertThat(answers.stream().filter(a -> !a.applied()))
+            .as("every refusal names the winner's version")
+            .allMatch(a -> a.etag().equals(Optional.of(etag)));
+        for (int node = 1; node <= 3; node++) {
+          assertThat(cluster.client(node).getVersioned(key))
+              .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
+        }
+      } finally {
+        racers.shutdownNow();
+      }
+    }
+  }
+
+  /** A majority of the key's replicas decides: one down changes nothing, two down answer 504. */
+  @Test
+  void oneReplicaDownStillDecidesTwoDownAnswer504() {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      KvorumClient client = cluster.client(1);
+      byte[] key = utf8("guarded");
+      cluster.stop(3);
+      ConditionalResult created = client.putIfAbsent(key, utf8("one"));
+      assertThat(created.applied()).isTrue();
+      assertThat(client.putIfAbsent(key, utf8("again")).applied()).isFalse();
+      String etag = created.etag().orElseThrow();
+      ConditionalResult updated = client.putIfMatch(key, utf8("two"), etag);
+      assertThat(updated.applied()).isTrue();
+
+      cluster.stop(2);
+      for (String tag : new String[] {etag, updated.etag().orElseThrow()}) {
+        assertThat(outcomeOf(() -> client.putIfMatch(key, utf8("three"), tag)))
+            .as("If-Match %s with 2 of 3 replicas down", tag)
+            .isEqualTo(504);
+      }
+      assertThat(outcomeOf(() -> client.putIfAbsent(utf8("fresh"), utf8("x")))).isEqualTo(504);
+
+      cluster.startNode(2);
+      cluster.startNode(3);
+      assertThat(client.getVersioned(key).map(Versioned::value).map(String::new)).hasValue("two");
+    }
+  }
+
+  /**
+   * Three clients, one per node, read the register (a write expecting a version never issued,
+   * answered 412 with the current ETag) and compare-and-set it on the version they last saw; the
+   * recorded history (invoke and return times, expected and answered ETags) is checked by Porcupine
+   * with a compare-and-set register model and found linearizable.
+   */
+  @Test
+  void aRegisterUnderConditionalWritesIsLinearizable(@TempDir Path dir) throws Exception {
+    int operations = 25;
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      byte[] key = utf8("register");
+      List<Porcupine.Operation> history = Collections.synchronizedList(new ArrayList<>());
+      ExecutorService clients = Executors.newFixedThreadPool(3);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 1; c <= 3; c++) {
+          int client = c;
+          KvorumClient kv = cluster.client(client);
+          running.add(
+              clients.submit(
+                  () -> {
+                    String seen = "";
+                    for (int i = 0; i < operations; i++) {
+                      boolean read = i % 3 == 0;
+                      String expect = read ? NEVER_ISSUED : seen;
+                      byte[] value = utf8("c" + client + "-" + i);
+                      long call = System.nanoTime();
+                      String result;
+                      String etag = "";
+                      try {
+                        ConditionalResult answer =
+                            expect.isEmpty()
+                                ? kv.putIfAbsent(key, value)
+                                : kv.putIfMatch(key, value, expect);
+                        result = answer.applied() ? "ok" : "refused";
+                        etag = answer.etag().orElse("");
+                        seen = etag;
+                      } catch (KvorumClientException e) {
+                        assertThat(e.status()).as("a conditional write's failure").isEqualTo(504);
+                        result = "unknown";
+                      } catch (UncheckedIOException e) {
+                        result = "unknown";
+                      }
+                      history.add(
+                          new Porcupine.Operation(
+                              client, call, System.nanoTime(), read, expect, result, etag));
+                    }
+                    return null;
+                  }));
+        }
+        for (Future<?> done : running) {
+          done.get(90, TimeUnit.SECONDS);
+        }
+      } finally {
+        clients.shutdownNow();
+      }
+      assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
+      assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
+    }
+  }
+
+  private static int outcomeOf(Runnable request) {
+    try {
+      request.run();
+      return 200;
+    } catch (KvorumClientException e) {
+      return e.status();
+    }
+  }
+
+  private static void awaitAtLeast(AtomicInteger count, int target) {
+    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count.get() >= target);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(UTF_8);
+  }
+}
