@@ -57,7 +57,11 @@ class SchemathesisIT {
                   "--max-examples",
                   System.getProperty("kvorum.schemathesis.examples", "50"),
                   "--seed",
-                  System.getProperty("kvorum.schemathesis.seed", "1"))
+                  System.getProperty("kvorum.schemathesis.seed", "1"),
+                  // Its body is kvorum's own binary batch of records, which schemathesis cannot
+                  // make; OpenApiConformanceTest provokes each of its documented answers.
+                  "--exclude-path",
+                  "/v0/load")
               // Hypothesis keeps its example database in the working directory: not the repository.
               .directory(work.toFile())
               .redirectErrorStream(true)
