@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -22,6 +24,12 @@ import org.awaitility.Awaitility;
 public final class NodeProcess implements AutoCloseable {
   /** The first port handed out: above the README's (8080-8082, 9090-9092) and other services'. */
   private static final int FIRST_PORT = 10_000;
+
+  /**
+   * Ports handed out so far: a random port free now may be handed out twice before either node
+   * binds it (CI saw a node's HTTP port equal to its own gRPC port).
+   */
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   /** Where the kernel's ephemeral ports (outgoing connections' source ports) begin. */
   private static final int EPHEMERAL_LOW = ephemeralLow();
@@ -198,6 +206,9 @@ public final class NodeProcess implements AutoCloseable {
     int below = EPHEMERAL_LOW;
     for (int attempt = 0; attempt < 1000; attempt++) {
       int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, below);
+      if (!HANDED_OUT.add(port)) {
+        continue; // given to another node of this JVM's tests, maybe not bound yet
+      }
       try (ServerSocket socket = new ServerSocket()) {
         socket.setReuseAddress(false);
         socket.bind(new InetSocketAddress("0.0.0.0", port));
