@@ -135,8 +135,17 @@ public final class NodeProcess implements AutoCloseable {
                         + "; the end of stdout: "
                         + tail(stdout(), 4000));
               })
-          .until(client::ready);
+          // The node's own log line as well: a ready answer on its port proves nothing if another
+          // process holds that port (this node then fails to bind and exits a moment later).
+          .until(() -> client.ready() && reportedReady());
     }
+  }
+
+  /** Whether this process logged that it is ready, serving HTTP on its port. */
+  private boolean reportedReady() {
+    return stdout()
+        .lines()
+        .anyMatch(l -> l.contains(" ready: HTTP on ") && l.contains(":" + httpPort + ","));
   }
 
   public boolean isAlive() {
