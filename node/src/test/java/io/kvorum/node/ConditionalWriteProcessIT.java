@@ -5,21 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.ConditionalResult;
 import io.kvorum.api.KvorumClient;
-import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.testing.CasCounter;
 import io.kvorum.node.testing.ProcessCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,53 +35,16 @@ class ConditionalWriteProcessIT {
         clients.add(cluster.client(i));
       }
       byte[] counter = "counter".getBytes(UTF_8);
-      AtomicInteger applied = new AtomicInteger();
-      AtomicInteger unknown = new AtomicInteger();
-      Set<Long> written = ConcurrentHashMap.newKeySet();
-      AtomicInteger doubled = new AtomicInteger();
-      ExecutorService workers = Executors.newFixedThreadPool(3);
-      try {
-        List<Future<?>> running = new ArrayList<>();
-        for (int w = 0; w < 3; w++) {
-          int worker = w;
-          running.add(
-              workers.submit(
-                  () -> {
-                    for (int op = 0; applied.get() < INCREMENTS; op++) {
-                      int node = (worker + op) % 3;
-                      if (!cluster.node(node).isAlive()) {
-                        continue;
-                      }
-                      long value = CasCounter.increment(clients.get(node), counter);
-                      if (value > 0) {
-                        applied.incrementAndGet();
-                        if (!written.add(value)) {
-                          doubled.incrementAndGet();
-                        }
-                      } else if (value == CasCounter.UNKNOWN) {
-                        unknown.incrementAndGet();
-                      }
-                    }
-                    return null;
-                  }));
-        }
-        awaitAtLeast(applied, INCREMENTS / 3);
+      try (CasCounter.Increments increments =
+          new CasCounter.Increments(
+              counter, 3, INCREMENTS, 3, clients::get, node -> cluster.node(node).isAlive())) {
+        increments.awaitApplied(INCREMENTS / 3);
         cluster.node(2).kill();
-        awaitAtLeast(applied, 2 * INCREMENTS / 3);
+        increments.awaitApplied(2 * INCREMENTS / 3);
         cluster.restart(2);
-        for (Future<?> worker : running) {
-          worker.get(2, TimeUnit.MINUTES);
-        }
-      } finally {
-        workers.shutdownNow();
+        increments.finish(Duration.ofMinutes(2));
+        increments.assertNoneLostOrDoubled(CasCounter.value(clients.get(2).getVersioned(counter)));
       }
-      long value = CasCounter.value(clients.get(2).getVersioned(counter));
-      assertThat(doubled.get()).as("increments that wrote a value another one wrote").isZero();
-      assertThat(value)
-          .as(
-              "the counter after %d applied and %d unknown increments",
-              applied.get(), unknown.get())
-          .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
 
       // One of three down: a majority decides.
       cluster.node(2).kill();
@@ -103,26 +58,15 @@ class ConditionalWriteProcessIT {
 
       // Two of three down: no quorum, 504 whatever the condition.
       cluster.node(1).kill();
-      assertThat(status(() -> kv.putIfMatch(name, "three".getBytes(UTF_8), etag))).isEqualTo(504);
-      assertThat(status(() -> kv.putIfAbsent("fresh".getBytes(UTF_8), "x".getBytes(UTF_8))))
+      assertThat(CasCounter.status(() -> kv.putIfMatch(name, "three".getBytes(UTF_8), etag)))
           .isEqualTo(504);
-      assertThat(status(() -> kv.deleteIfMatch(name, etag))).isEqualTo(504);
+      assertThat(
+              CasCounter.status(() -> kv.putIfAbsent("fresh".getBytes(UTF_8), "x".getBytes(UTF_8))))
+          .isEqualTo(504);
+      assertThat(CasCounter.status(() -> kv.deleteIfMatch(name, etag))).isEqualTo(504);
       for (KvorumClient client : clients) {
         client.close();
       }
     }
-  }
-
-  private static int status(Runnable request) {
-    try {
-      request.run();
-      return 200;
-    } catch (KvorumClientException e) {
-      return e.status();
-    }
-  }
-
-  private static void awaitAtLeast(AtomicInteger count, int target) {
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count.get() >= target);
   }
 }

@@ -17,14 +17,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,58 +52,23 @@ abstract class ConditionalWriteScenarios {
   void concurrentIncrementsThroughEveryNodeLoseNothingWhileANodeRestarts() throws Exception {
     try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
       byte[] key = utf8("counter");
-      AtomicInteger applied = new AtomicInteger();
-      AtomicInteger unknown = new AtomicInteger();
-      ConcurrentHashMap<Long, String> written = new ConcurrentHashMap<>();
-      List<Long> doubled = new ArrayList<>();
-      ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
-      try {
-        List<Future<?>> running = new ArrayList<>();
-        for (int w = 0; w < WORKERS; w++) {
-          int worker = w;
-          running.add(
-              workers.submit(
-                  () -> {
-                    for (int op = 0; applied.get() < INCREMENTS; op++) {
-                      int node = 1 + (worker + op) % 3;
-                      if (!cluster.node(node).running()) {
-                        continue;
-                      }
-                      long value = CasCounter.increment(cluster.client(node), key);
-                      if (value > 0) {
-                        applied.incrementAndGet();
-                        if (written.putIfAbsent(value, "w" + worker) != null) {
-                          synchronized (doubled) {
-                            doubled.add(value);
-                          }
-                        }
-                      } else if (value == CasCounter.UNKNOWN) {
-                        unknown.incrementAndGet();
-                      }
-                    }
-                    return null;
-                  }));
-        }
-        awaitAtLeast(applied, INCREMENTS / 3);
+      try (CasCounter.Increments increments =
+          new CasCounter.Increments(
+              key,
+              WORKERS,
+              INCREMENTS,
+              3,
+              i -> cluster.client(1 + i),
+              i -> cluster.node(1 + i).running())) {
+        increments.awaitApplied(INCREMENTS / 3);
         cluster.stop(3);
-        awaitAtLeast(applied, 2 * INCREMENTS / 3);
+        increments.awaitApplied(2 * INCREMENTS / 3);
         cluster.startNode(3);
-        for (Future<?> worker : running) {
-          worker.get(90, TimeUnit.SECONDS);
-        }
-      } finally {
-        workers.shutdownNow();
+        increments.finish(Duration.ofSeconds(90));
+        long endValue = CasCounter.value(cluster.client(3).getVersioned(key));
+        increments.assertNoneLostOrDoubled(endValue);
+        assertThat(CasCounter.value(cluster.client(1).getVersioned(key))).isEqualTo(endValue);
       }
-
-      long finalValue = CasCounter.value(cluster.client(3).getVersioned(key));
-      assertThat(doubled).as("values two increments both wrote").isEmpty();
-      assertThat(finalValue)
-          .as(
-              "the counter after %d applied and %d unknown increments",
-              applied.get(), unknown.get())
-          .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
-      assertThat(written.keySet()).allMatch(v -> v <= finalValue);
-      assertThat(CasCounter.value(cluster.client(1).getVersioned(key))).isEqualTo(finalValue);
     }
   }
 
@@ -167,11 +129,12 @@ abstract class ConditionalWriteScenarios {
 
       cluster.stop(2);
       for (String tag : new String[] {etag, updated.etag().orElseThrow()}) {
-        assertThat(outcomeOf(() -> client.putIfMatch(key, utf8("three"), tag)))
+        assertThat(CasCounter.status(() -> client.putIfMatch(key, utf8("three"), tag)))
             .as("If-Match %s with 2 of 3 replicas down", tag)
             .isEqualTo(504);
       }
-      assertThat(outcomeOf(() -> client.putIfAbsent(utf8("fresh"), utf8("x")))).isEqualTo(504);
+      assertThat(CasCounter.status(() -> client.putIfAbsent(utf8("fresh"), utf8("x"))))
+          .isEqualTo(504);
 
       cluster.startNode(2);
       cluster.startNode(3);
@@ -238,19 +201,6 @@ abstract class ConditionalWriteScenarios {
       assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
       assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
     }
-  }
-
-  private static int outcomeOf(Runnable request) {
-    try {
-      request.run();
-      return 200;
-    } catch (KvorumClientException e) {
-      return e.status();
-    }
-  }
-
-  private static void awaitAtLeast(AtomicInteger count, int target) {
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count.get() >= target);
   }
 
   private static byte[] utf8(String s) {
