@@ -64,8 +64,10 @@ class DowngradeProcessIT {
       NodeProcess refused = cluster.relaunch(0);
       assertThat(refused.awaitExit()).as("0.1.0's exit on the upgraded directory").isEqualTo(2);
       assertThat(refused.stdout() + refused.stderr())
-          .contains("--data-dir")
-          .contains("column families not opened: paxos");
+          .contains(
+              "kvorum-node: --data-dir '"
+                  + work.resolve("node-0")
+                  + "': cannot open the database: Column families not opened: paxos");
 
       // The downgrade: every node stopped, its db replaced by the backup, started on 0.1.0.
       for (int i = 1; i < NODES; i++) {
