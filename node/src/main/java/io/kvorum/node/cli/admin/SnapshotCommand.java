@@ -108,8 +108,7 @@ public final class SnapshotCommand implements Callable<Integer> {
       return ExitCodes.CONFIG;
     }
     SnapshotSeries series = prefix == null ? null : new SnapshotSeries(prefix);
-    String now = DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
-    String snapshot = name != null ? name : series != null ? series.name(now) : now;
+    String snapshot = snapshotName(series);
     List<String[]> members;
     try {
       members = members(err);
@@ -150,22 +149,30 @@ public final class SnapshotCommand implements Callable<Integer> {
             + " taken on all "
             + members.size()
             + " members");
-    if (keep == null) {
+    return keep == null ? ExitCodes.OK : prune(series, members, out, err);
+  }
+
+  /** Prunes the series to --keep on every member; the exit code. */
+  private int prune(SnapshotSeries series, List<String[]> members, PrintWriter out, PrintWriter err)
+      throws InterruptedException {
+    List<String> notPruned = series.prune(members, keep, out, err);
+    if (notPruned.isEmpty()) {
       return ExitCodes.OK;
     }
-    List<String> notPruned = series.prune(members, keep, out, err);
-    if (!notPruned.isEmpty()) {
-      err.println(
-          "kvorum-node snapshot: older snapshots of "
-              + prefix
-              + " are left on "
-              + String.join(", ", notPruned)
-              + " (--keep "
-              + keep
-              + " could not delete them there)");
-      return ExitCodes.FAILURE;
-    }
-    return ExitCodes.OK;
+    err.println(
+        "kvorum-node snapshot: older snapshots of "
+            + prefix
+            + " are left on "
+            + String.join(", ", notPruned)
+            + " (--keep "
+            + keep
+            + " could not delete them there)");
+    return ExitCodes.FAILURE;
+  }
+
+  private String snapshotName(SnapshotSeries series) {
+    String now = DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
+    return name != null ? name : series != null ? series.name(now) : now;
   }
 
   private String invalidOption() {
