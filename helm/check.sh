@@ -200,6 +200,9 @@ refuse "tls.enabled needs tls.secretName" --set tls.enabled=true
 refuse "tls.certManager.enabled needs tls.certManager.issuerRef.name" \
   --set tls.enabled=true --set tls.certManager.enabled=true
 refuse "auth.enabled needs auth.existingSecret" --set auth.enabled=true
+refuse "at '/snapshots/keep': minimum: got 0, want 1" --set snapshots.keep=0
+refuse "snapshots.schedule with auth.enabled needs snapshots.tokenSecret.name" \
+  --set snapshots.schedule=@daily --set auth.enabled=true --set auth.existingSecret=t
 
 step "every node option of docs/configuration.md is a value"
 # The chart derives these from its own values; every other flag must be a key of config, in

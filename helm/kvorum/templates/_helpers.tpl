@@ -255,3 +255,17 @@ container needs one to read its node), one the chart creates; empty: the namespa
 {{- define "kvorum.zoneDir" -}}
 /var/run/kvorum/zone
 {{- end -}}
+
+{{/*
+Labels of the snapshots CronJob and its pods: another app.kubernetes.io/name than the nodes', so
+that neither the Services, the PodDisruptionBudget nor the NetworkPolicy's peers select them.
+*/}}
+{{- define "kvorum.snapshotsLabels" -}}
+helm.sh/chart: {{ include "kvorum.chart" . }}
+app.kubernetes.io/name: {{ include "kvorum.name" . }}-snapshots
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ include "kvorum.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: snapshots
+app.kubernetes.io/part-of: kvorum
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}

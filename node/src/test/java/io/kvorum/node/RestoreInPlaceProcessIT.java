@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cli.KvorumNode;
+import io.kvorum.node.testing.DirectoryTrees;
 import io.kvorum.node.testing.ProcessCluster;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,8 +61,8 @@ class RestoreInPlaceProcessIT {
       for (int i = 0; i < 3; i++) {
         Path data = work.resolve("node-" + i);
         Path db = data.resolve("db");
-        removeTree(db);
-        copyTree(data.resolve("snapshots").resolve(SNAPSHOT), db);
+        DirectoryTrees.remove(db);
+        DirectoryTrees.copy(data.resolve("snapshots").resolve(SNAPSHOT), db);
         Files.delete(db.resolve("manifest.json"));
       }
       // Step 4: start them all with the same ids and flags.
@@ -112,26 +109,5 @@ class RestoreInPlaceProcessIT {
             SNAPSHOT);
     assertThat(exit).as(err.toString()).isZero();
     return exit;
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> paths = Files.walk(from)) {
-      for (Path path : paths.toList()) {
-        Path target = to.resolve(from.relativize(path).toString());
-        if (Files.isDirectory(path)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(path, target, StandardCopyOption.COPY_ATTRIBUTES);
-        }
-      }
-    }
-  }
-
-  private static void removeTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
   }
 }

@@ -31,7 +31,9 @@ import picocli.CommandLine;
 /**
  * Issue 25, part 2: online snapshots on real processes. Three nodes under a quorum writer each take
  * a snapshot in seconds while the writer sees no error; the snapshot is listed, has its manifest
- * under the data directory, shows in the metrics, and is deleted on request.
+ * under the data directory, shows in the metrics, and is deleted on request. {@code kvorum-node
+ * snapshot} takes one on every member, names a member that did not, and with {@code --prefix
+ * --keep} deletes its series' older snapshots on every member and no other.
  */
 class SnapshotProcessIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -146,6 +148,24 @@ class SnapshotProcessIT {
         assertThat(all.out()).contains("node-" + i + "  " + taken.toAbsolutePath());
       }
       assertThat(all.err()).contains("taken on all 3 members");
+
+      // A series as the chart's CronJob keeps it: the older of it go, the operator's "all" stays.
+      String port = String.valueOf(cluster.httpPort(0));
+      assertThat(run(addresses, "--port", port, "--name", "nightly-20200101-000000").exit())
+          .isZero();
+      Run kept = run(addresses, "--port", port, "--prefix", "nightly-", "--keep", "1");
+      assertThat(kept.exit()).as(kept.err()).isZero();
+      for (int i = 0; i < 3; i++) {
+        Path snapshots = work.resolve("node-" + i).resolve("snapshots");
+        try (var names = Files.list(snapshots)) {
+          assertThat(names.map(p -> p.getFileName().toString()))
+              .hasSize(2)
+              .contains("all")
+              .anyMatch(
+                  n -> n.matches("nightly-2\\d{7}-\\d{6}") && n.compareTo("nightly-2021") > 0);
+        }
+        assertThat(kept.out()).contains("node-" + i + "  deleted nightly-20200101-000000");
+      }
 
       cluster.node(2).kill();
       Run partial =

@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
  * {@code kvorum-node snapshot}: takes snapshot N on every member of the cluster, as {@code nodetool
  * snapshot} does (SPEC §11). Learns the members from one node's {@code GET /v0/cluster}, asks each
  * one {@code POST /v0/snapshots?name=N} in turn, prints where each snapshot is, and exits 1 naming
- * every member that did not take it.
+ * every member that did not take it. With {@code --prefix} and {@code --keep} it takes one snapshot
+ * of a series and then deletes the series' older ones on every member ({@link SnapshotSeries}).
  */
 @Command(
     name = "snapshot",
@@ -41,11 +42,17 @@ import picocli.CommandLine.Spec;
           + " at the host of its inter-node address and the same HTTP port as --port (as in the"
           + " Helm chart), unless --node gives its HTTP address. Copy the snapshots off the nodes"
           + " afterwards; 'kvorum-node load' streams them into any cluster.",
+      "",
+      "With --prefix P --keep K (as the Helm chart's CronJob runs it) the snapshot is named P"
+          + " followed by the time now in UTC, and once every member took it the command deletes"
+          + " on every member the snapshots named P followed by such a time but the newest K. No"
+          + " other snapshot is ever deleted.",
       ""
     },
     footer = {
       "",
-      "Exit codes: 0 every member took it, 1 a member did not (each is named) or the cluster"
+      "Exit codes: 0 every member took it (and deleted what --keep leaves out), 1 a member did"
+          + " not take it or did not delete an older snapshot (each is named) or the cluster"
           + " could not be asked, 2 bad options."
     })
 public final class SnapshotCommand implements Callable<Integer> {
@@ -74,11 +81,34 @@ public final class SnapshotCommand implements Callable<Integer> {
               + " repeated.")
   Map<String, String> httpAddresses = new LinkedHashMap<>();
 
+  @Option(
+      names = "--prefix",
+      paramLabel = "PREFIX",
+      description =
+          "Names the snapshot PREFIX followed by the time now in UTC (e.g. nightly-20261127-021500),"
+              + " one of the series --keep prunes: 1-48 letters, digits, '.', '_', '-'. Not with"
+              + " --name.")
+  String prefix;
+
+  @Option(
+      names = "--keep",
+      paramLabel = "K",
+      description =
+          "Once every member took the snapshot, deletes on every member the snapshots of the"
+              + " --prefix series but the newest K (at least 1). Needs --prefix.")
+  Integer keep;
+
   @Override
   public Integer call() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    String snapshot = name != null ? name : DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
+    String invalid = invalidOption();
+    if (invalid != null) {
+      err.println("kvorum-node snapshot: " + invalid);
+      return ExitCodes.CONFIG;
+    }
+    SnapshotSeries series = prefix == null ? null : new SnapshotSeries(prefix);
+    String snapshot = snapshotName(series);
     List<String[]> members;
     try {
       members = members(err);
@@ -119,7 +149,46 @@ public final class SnapshotCommand implements Callable<Integer> {
             + " taken on all "
             + members.size()
             + " members");
-    return ExitCodes.OK;
+    return keep == null ? ExitCodes.OK : prune(series, members, out, err);
+  }
+
+  /** Prunes the series to --keep on every member; the exit code. */
+  private int prune(SnapshotSeries series, List<String[]> members, PrintWriter out, PrintWriter err)
+      throws InterruptedException {
+    List<String> notPruned = series.prune(members, keep, out, err);
+    if (notPruned.isEmpty()) {
+      return ExitCodes.OK;
+    }
+    err.println(
+        "kvorum-node snapshot: older snapshots of "
+            + prefix
+            + " are left on "
+            + String.join(", ", notPruned)
+            + " (--keep "
+            + keep
+            + " could not delete them there)");
+    return ExitCodes.FAILURE;
+  }
+
+  private String snapshotName(SnapshotSeries series) {
+    String now = DEFAULT_NAME.format(ZonedDateTime.now(ZoneOffset.UTC));
+    return name != null ? name : series != null ? series.name(now) : now;
+  }
+
+  private String invalidOption() {
+    if (prefix != null && name != null) {
+      return "--prefix names the snapshot itself: give --prefix or --name, not both";
+    }
+    if (prefix != null && !SnapshotSeries.validPrefix(prefix)) {
+      return "--prefix '" + prefix + "' must be 1-48 letters, digits, '.', '_' or '-'";
+    }
+    if (keep != null && prefix == null) {
+      return "--keep deletes the older snapshots of a series: give its --prefix too";
+    }
+    if (keep != null && keep < 1) {
+      return "--keep " + keep + " must be at least 1 (it keeps the snapshot just taken)";
+    }
+    return null;
   }
 
   /** Each member's id and HTTP base URL; null (with the reason printed) if the view is wrong. */
@@ -177,7 +246,7 @@ public final class SnapshotCommand implements Callable<Integer> {
         body.path("tookMillis").asLong() / 1e3);
   }
 
-  private static JsonNode json(byte[] body) {
+  static JsonNode json(byte[] body) {
     try {
       return JSON.readTree(body);
     } catch (IOException e) {
