@@ -244,8 +244,8 @@ abstract class ConditionalWriteScenarios {
   /**
    * The coordinator counts its round trips (what docs/performance.md divides by the writes): an
    * uncontended create takes a prepare, an accept and a commit, and so does a refused one (the
-   * current value is accepted again and committed before the 412); with two replicas down the
-   * write is a failure after rounds tried again for want of a majority.
+   * current value is accepted again and committed before the 412); with two replicas down the write
+   * is a failure after rounds tried again for want of a majority.
    */
   @Test
   void theCoordinatorCountsItsRoundTripsAndOutcomes() {
