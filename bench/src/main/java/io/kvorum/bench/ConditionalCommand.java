@@ -85,7 +85,7 @@ final class ConditionalCommand implements Callable<Integer> {
       description =
           "Rates the uncontended chains step through after the fixed-rate runs, until one"
               + " delivers under 90%% of its rate (default: ${DEFAULT-VALUE}; empty for none).")
-  List<Integer> sweepRates = List.of(50, 100, 200, 300, 400);
+  List<Integer> sweepRates = List.of(50, 100, 200, 300, 400, 600, 800, 1200);
 
   @Option(names = "--duration", description = "Length of each fixed-rate run (default: 30s).")
   Duration duration = Duration.ofSeconds(30);
