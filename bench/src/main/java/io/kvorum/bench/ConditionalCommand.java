@@ -168,6 +168,7 @@ final class ConditionalCommand implements Callable<Integer> {
       }
       report.append(sweep(client, measurer, counters, settler, workload));
     }
+    JarBench.deleteTree(dir.resolve("data"));
     Files.writeString(dir.resolve("report.md"), report);
     System.out.printf("report: %s%n", dir.resolve("report.md"));
     return 0;
