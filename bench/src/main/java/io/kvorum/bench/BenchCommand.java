@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
     name = "bench/run.sh",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = CalibrateCommand.class,
+    subcommands = {CalibrateCommand.class, ConditionalCommand.class},
     description = {
       "Benchmarks a local kvorum cluster at constant request rates (open loop) and writes",
       "bench/results/<timestamp>/report.md with tables, plots and flame graphs."

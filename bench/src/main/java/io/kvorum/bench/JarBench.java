@@ -319,7 +319,8 @@ final class JarBench {
             + Table.row(profiled, "profiled", plan.p99LimitMillis()));
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  /** Deletes {@code root} and everything under it, if it exists. */
+  static void deleteTree(Path root) throws IOException {
     if (Files.exists(root)) {
       try (var paths = Files.walk(root)) {
         for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {

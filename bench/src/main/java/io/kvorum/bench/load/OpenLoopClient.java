@@ -17,12 +17,14 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -111,7 +113,7 @@ public final class OpenLoopClient implements AutoCloseable {
     }
     List<ChannelFuture> connects = new ArrayList<>();
     for (int i = 0; i < connections; i++) {
-      Conn conn = new Conn(phase, i % targets.size());
+      Conn conn = new Conn(phase, i, i % targets.size());
       connects.add(
           new Bootstrap()
               .group(loop)
@@ -155,8 +157,11 @@ public final class OpenLoopClient implements AutoCloseable {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  /** A request due at {@code intended} (nanoTime). */
-  private record Pending(Request request, long intended) {}
+  /**
+   * Request {@code seq}, due at {@code intended} (nanoTime); its bytes are made when it leaves, for
+   * the connection it leaves on.
+   */
+  private record Pending(long seq, long intended) {}
 
   /** One phase; every field is touched on the event loop only. */
   private final class Phase {
@@ -225,7 +230,7 @@ public final class OpenLoopClient implements AutoCloseable {
         for (Conn conn : conns) {
           if (seq < total && conn.channel.isActive()) {
             idle.get(conn.target).remove(conn);
-            send(conn, new Pending(source.next(seq++), System.nanoTime()), true);
+            send(conn, new Pending(seq++, System.nanoTime()), true);
           }
         }
       } else {
@@ -242,7 +247,7 @@ public final class OpenLoopClient implements AutoCloseable {
       while (seq < due) {
         long intended = start + (long) (seq * 1e9 / rate);
         int target = (int) (seq % targets.size());
-        Pending pending = new Pending(source.next(seq++), intended);
+        Pending pending = new Pending(seq++, intended);
         Conn conn = idle.get(target).poll();
         if (conn == null) {
           backlog.get(target).add(pending);
@@ -268,8 +273,9 @@ public final class OpenLoopClient implements AutoCloseable {
 
     void send(Conn conn, Pending pending, boolean flush) {
       conn.inFlight = pending;
+      conn.request = source.next(pending.seq(), conn.index);
       inFlight++;
-      var buf = Unpooled.wrappedBuffer(pending.request().bytes());
+      var buf = Unpooled.wrappedBuffer(conn.request.bytes());
       if (flush) {
         conn.channel.writeAndFlush(buf, conn.channel.voidPromise());
       } else {
@@ -280,18 +286,23 @@ public final class OpenLoopClient implements AutoCloseable {
 
     void answered(Conn conn, int status) {
       Pending pending = conn.inFlight;
+      Request request = conn.request;
       conn.inFlight = null;
       inFlight--;
       long now = System.nanoTime();
       long micros = Math.max(1, (now - pending.intended()) / 1000);
       latency.recordValue(micros);
-      byOp.computeIfAbsent(pending.request().op(), op -> new Histogram(3)).recordValue(micros);
+      byOp.computeIfAbsent(request.op(), op -> new Histogram(3)).recordValue(micros);
       int at = (int) ((now - start) / 1_000_000_000L);
       while (second < at) {
         closeSecond();
       }
       thisSecond.recordValue(micros);
-      if (status == pending.request().expectedStatus()) {
+      if (source.observesAnswers()) {
+        source.answered(
+            conn.index, new RequestSource.Answer(status, conn.etag, conn.body.toString()));
+      }
+      if (status == request.expectedStatus()) {
         succeeded++;
       } else {
         errors.merge("status " + status, 1L, Long::sum);
@@ -307,7 +318,7 @@ public final class OpenLoopClient implements AutoCloseable {
           total = seq;
         }
         if (seq < total) {
-          next = new Pending(source.next(seq++), now);
+          next = new Pending(seq++, now);
         }
       }
       if (next != null) {
@@ -389,13 +400,18 @@ public final class OpenLoopClient implements AutoCloseable {
   /** One connection's handler; at most one request on it at a time. */
   private final class Conn extends ChannelInboundHandlerAdapter {
     final Phase phase;
+    final int index;
     final int target;
+    final StringBuilder body = new StringBuilder();
     Channel channel;
     Pending inFlight;
+    Request request;
     int status;
+    String etag;
 
-    Conn(Phase phase, int target) {
+    Conn(Phase phase, int index, int target) {
       this.phase = phase;
+      this.index = index;
       this.target = target;
       phase.conns.add(this);
     }
@@ -407,11 +423,19 @@ public final class OpenLoopClient implements AutoCloseable {
           ctx.close();
           return;
         }
+        boolean observed = phase.source.observesAnswers();
         if (msg instanceof HttpResponse response) {
           status = response.status().code();
+          if (observed) {
+            etag = response.headers().get(HttpHeaderNames.ETAG);
+            body.setLength(0);
+          }
         }
         if (msg instanceof HttpContent content) {
           phase.bytes += content.content().readableBytes();
+          if (observed) {
+            body.append(content.content().toString(StandardCharsets.UTF_8));
+          }
         }
         if (msg instanceof LastHttpContent && inFlight != null) {
           phase.answered(this, status);

@@ -129,4 +129,63 @@ class OpenLoopClientTest {
       assertThat(result.errors()).containsKey("timeout");
     }
   }
+
+  @Test
+  void aSourceThatObservesAnswersBuildsEachRequestForItsConnectionAndGetsItsAnswerBack()
+      throws IOException {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(Executors.newFixedThreadPool(4, Thread.ofPlatform().daemon().factory()));
+    server.createContext(
+        "/",
+        exchange -> {
+          // Echoes the connection the request says it came from, as ETag and as body.
+          String from = exchange.getRequestURI().getQuery();
+          byte[] body = ("{\"from\":\"" + from + "\"}").getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("ETag", "\"" + from + "\"");
+          exchange.sendResponseHeaders(412, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
+    server.start();
+    servers.add(server);
+    List<String> mismatches = new ArrayList<>();
+    AtomicLong observed = new AtomicLong();
+    RequestSource echo =
+        new RequestSource() {
+          @Override
+          public Request next(long sequence) {
+            throw new AssertionError("the connection's variant is called");
+          }
+
+          @Override
+          public Request next(long sequence, int connection) {
+            String line = "GET /?c" + connection + " HTTP/1.1\r\nHost: test\r\n\r\n";
+            return new Request("get", line.getBytes(StandardCharsets.US_ASCII), 412);
+          }
+
+          @Override
+          public boolean observesAnswers() {
+            return true;
+          }
+
+          @Override
+          public void answered(int connection, Answer answer) {
+            observed.incrementAndGet();
+            if (answer.status() != 412
+                || !("\"c" + connection + "\"").equals(answer.etag())
+                || !answer.body().equals("{\"from\":\"c" + connection + "\"}")) {
+              mismatches.add(connection + ": " + answer);
+            }
+          }
+        };
+    try (OpenLoopClient client = new OpenLoopClient(List.of(server.getAddress()))) {
+      PhaseResult result =
+          client.runAtRate("t", echo, 200, Duration.ofMillis(500), 4, Duration.ofSeconds(2));
+
+      assertThat(result.succeeded()).isEqualTo(100);
+      assertThat(observed.get()).isEqualTo(100);
+      assertThat(mismatches).isEmpty();
+    }
+  }
 }

@@ -17,6 +17,7 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.replication.Replicas;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,6 +54,7 @@ final class ConditionalWriteCoordinator {
   private final Clock clock;
   private final Duration timeout;
   private final Supplier<ScheduledExecutorService> timers;
+  private final PaxosMetrics metrics;
 
   ConditionalWriteCoordinator(
       Membership membership,
@@ -60,13 +62,15 @@ final class ConditionalWriteCoordinator {
       WriteCoordinator writes,
       Clock clock,
       Duration timeout,
-      Supplier<ScheduledExecutorService> timers) {
+      Supplier<ScheduledExecutorService> timers,
+      MeterRegistry registry) {
     this.membership = membership;
     this.replicas = replicas;
     this.writes = writes;
     this.clock = clock;
     this.timeout = timeout;
     this.timers = timers;
+    this.metrics = new PaxosMetrics(registry);
   }
 
   /**
@@ -86,7 +90,8 @@ final class ConditionalWriteCoordinator {
             timers.get(),
             System.nanoTime() + timeout.toNanos());
     attempts.start();
-    return attempts.result;
+    // Counted before the caller sees the answer, so a client that saw it finds it counted.
+    return attempts.result.whenComplete((written, error) -> metrics.ended(error));
   }
 
   /** The rounds of one request, one at a time. */
@@ -146,6 +151,7 @@ final class ConditionalWriteCoordinator {
       Round round =
           new Round(
               ballot, write, acceptors.size(), quorum, clock.wallMillis(), List.copyOf(earlier));
+      metrics.prepare();
       for (NodeId node : acceptors) {
         replicas
             .prepare(node, key, ballot)
@@ -167,6 +173,7 @@ final class ConditionalWriteCoordinator {
           synchronized (this) {
             proposal = send.proposal();
           }
+          metrics.accept();
           for (NodeId acceptor : acceptors) {
             replicas
                 .accept(acceptor, key, send.proposal())
@@ -198,9 +205,13 @@ final class ConditionalWriteCoordinator {
                                     .map(Record::version))));
         case Outcome.Contended contended -> {
           clock.observe(contended.above());
+          metrics.retried(true);
           retry(round);
         }
-        case Outcome.Unreachable unreachable -> retry(round);
+        case Outcome.Unreachable unreachable -> {
+          metrics.retried(false);
+          retry(round);
+        }
         case Outcome.Indeterminate indeterminate ->
             result.completeExceptionally(
                 new NotEnoughReplicasException(
@@ -220,6 +231,7 @@ final class ConditionalWriteCoordinator {
       if (value.isEmpty()) {
         return CompletableFuture.completedFuture(null);
       }
+      metrics.commit();
       return writes
           .write(key, value.get(), new Quorum(commitAck, acceptors.size()))
           .whenComplete(

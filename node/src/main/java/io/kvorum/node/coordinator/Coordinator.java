@@ -69,7 +69,7 @@ public final class Coordinator {
             requestTimeout.dividedBy(2));
     this.conditionalWrites =
         new ConditionalWriteCoordinator(
-            membership, replicas, writes, clock, requestTimeout, timeoutScheduler);
+            membership, replicas, writes, clock, requestTimeout, timeoutScheduler, registry);
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);

@@ -10,6 +10,7 @@ import io.kvorum.api.Versioned;
 import io.kvorum.node.testing.CasCounter;
 import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -201,6 +202,42 @@ abstract class ConditionalWriteScenarios {
       assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
       assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
     }
+  }
+
+  /**
+   * The coordinator counts its round trips (what docs/performance.md divides by the writes): an
+   * uncontended create takes a prepare, an accept and a commit, and so does a refused one (the
+   * current value is accepted again and committed before the 412); with two replicas down the write
+   * is a failure after rounds tried again for want of a majority.
+   */
+  @Test
+  void theCoordinatorCountsItsRoundTripsAndOutcomes() {
+    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      KvorumClient client = cluster.client(1);
+      MeterRegistry registry = cluster.node(1).bootstrap().registry();
+      assertThat(client.putIfAbsent(utf8("named"), utf8("first")).applied()).isTrue();
+      assertThat(paxos(registry, "phases", "phase", "prepare")).isEqualTo(1);
+      assertThat(paxos(registry, "phases", "phase", "accept")).isEqualTo(1);
+      assertThat(paxos(registry, "phases", "phase", "commit")).isEqualTo(1);
+      assertThat(paxos(registry, "requests", "outcome", "applied")).isEqualTo(1);
+
+      assertThat(client.putIfAbsent(utf8("named"), utf8("second")).applied()).isFalse();
+      assertThat(paxos(registry, "phases", "phase", "prepare")).isEqualTo(2);
+      assertThat(paxos(registry, "phases", "phase", "commit")).isEqualTo(2);
+      assertThat(paxos(registry, "requests", "outcome", "refused")).isEqualTo(1);
+
+      cluster.stop(2);
+      cluster.stop(3);
+      assertThat(CasCounter.status(() -> client.putIfAbsent(utf8("other"), utf8("x"))))
+          .isEqualTo(504);
+      assertThat(paxos(registry, "retries", "reason", "unreachable")).isPositive();
+      assertThat(paxos(registry, "requests", "outcome", "failed")).isEqualTo(1);
+      assertThat(paxos(registry, "retries", "reason", "contended")).isZero();
+    }
+  }
+
+  private static double paxos(MeterRegistry registry, String name, String tag, String value) {
+    return registry.get("kvorum.paxos." + name).tag(tag, value).counter().count();
   }
 
   private static byte[] utf8(String s) {
