@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -65,7 +66,7 @@ class ProblemTypeTest {
   /** The anchors GitHub gives the headings of a markdown document. */
   private static Set<String> anchors(String markdown) {
     Matcher heading = HEADING.matcher(markdown);
-    Set<String> anchors = new java.util.HashSet<>();
+    Set<String> anchors = new HashSet<>();
     while (heading.find()) {
       anchors.add(
           heading
