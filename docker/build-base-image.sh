@@ -47,7 +47,7 @@ cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/ld-linux-x86-64.so.2"
 
 cp "$busybox" "$root/usr/bin/busybox"
 for applet in sh ash cat chmod chown cp date env grep hostname id kill ls mkdir mv nc ps rm \
-  sleep tail wget; do
+  sleep tail tr wget; do
   ln -s busybox "$root/usr/bin/$applet"
 done
 

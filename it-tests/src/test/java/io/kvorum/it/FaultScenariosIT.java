@@ -72,6 +72,14 @@ class FaultScenariosIT {
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(0));
+    // The image's HEALTHCHECK (docker/healthcheck) says so too, the restarted node included.
+    for (int i = 0; i < 3; i++) {
+      NodeContainer node = cluster.node(i);
+      Awaitility.await(node.name() + " healthy")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(node::health, "healthy"::equals);
+    }
   }
 
   @Test
@@ -207,6 +215,14 @@ class FaultScenariosIT {
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(0));
+    // The image's HEALTHCHECK (docker/healthcheck) says so too, the restarted node included.
+    for (int i = 0; i < 3; i++) {
+      NodeContainer node = cluster.node(i);
+      Awaitility.await(node.name() + " healthy")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(node::health, "healthy"::equals);
+    }
   }
 
   @Test

@@ -159,6 +159,11 @@ final class NodeContainer implements AutoCloseable {
     return container.getContainerId();
   }
 
+  /** Docker's health status of the container ("starting", "healthy", "unhealthy"). */
+  String health() {
+    return docker.inspectContainerCmd(id()).exec().getState().getHealth().getStatus();
+  }
+
   int httpPort() {
     return hostPort;
   }

@@ -33,10 +33,14 @@ final class NodeImage {
           new ImageFromDockerfile(NAME, false)
               .withFileFromPath("docker/Dockerfile", dockerfile)
               .withFileFromPath("node/target/kvorum-node.jar", jar)
-              // The launcher must stay executable: the classic builder has no COPY --chmod.
+              // The launcher and the health check must stay executable: the classic builder has no
+              // COPY --chmod.
               .withFileFromTransferable(
                   "docker/kvorum-node",
                   MountableFile.forHostPath(dockerfile.resolveSibling("kvorum-node"), 0755))
+              .withFileFromTransferable(
+                  "docker/healthcheck",
+                  MountableFile.forHostPath(dockerfile.resolveSibling("healthcheck"), 0755))
               .withDockerfilePath("docker/Dockerfile");
       String base = baseImage();
       if (base != null) {

@@ -126,9 +126,7 @@ public final class AntiEntropy implements AutoCloseable {
       generation.incrementAndGet();
       previousFullRoundStart = -1;
     }
-    for (NodeId peer : peers) {
-      repairs.track(peer);
-    }
+    repairs.follow(peers);
     log.info("membership changed: rebuilding the hash trees for peers {}", peers);
     build(next, new CompletableFuture<>());
   }

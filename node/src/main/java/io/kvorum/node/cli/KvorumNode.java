@@ -39,7 +39,8 @@ import sun.misc.Signal;
       RemoveCommand.class,
       SnapshotCommand.class,
       LoadCommand.class,
-      NodeZoneCommand.class
+      NodeZoneCommand.class,
+      HealthCheckCommand.class
     },
     description = {
       "",

@@ -132,7 +132,8 @@ public final class NodeZoneCommand implements Callable<Integer> {
     return object.path("metadata").path("labels").path(label).asText("");
   }
 
-  private static SSLContext trusting(byte[] pem) throws IOException, GeneralSecurityException {
+  /** A TLS context that trusts the certificates of {@code pem} (a CA bundle) and no others. */
+  static SSLContext trusting(byte[] pem) throws IOException, GeneralSecurityException {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     store.load(null, null);
     int i = 0;

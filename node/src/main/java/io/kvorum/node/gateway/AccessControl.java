@@ -58,6 +58,7 @@ final class AccessControl {
     if (!role.includes(required)) {
       FullHttpResponse response =
           Problem.of(
+                  ProblemType.FORBIDDEN,
                   HttpResponseStatus.FORBIDDEN,
                   "a " + role.label() + " token may not do this; it needs " + required.label())
               .with("role", role.label())
@@ -94,7 +95,8 @@ final class AccessControl {
   }
 
   private static FullHttpResponse unauthorized(String detail, String challenge) {
-    FullHttpResponse response = Problem.of(HttpResponseStatus.UNAUTHORIZED, detail).toResponse();
+    FullHttpResponse response =
+        Problem.of(ProblemType.UNAUTHORIZED, HttpResponseStatus.UNAUTHORIZED, detail).toResponse();
     response.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, challenge);
     return response;
   }

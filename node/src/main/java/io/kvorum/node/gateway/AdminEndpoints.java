@@ -185,7 +185,7 @@ final class AdminEndpoints {
         draining.getAsBoolean()
             ? "the node is shutting down"
             : status.ready().getAsBoolean() ? writesRefused.orElseThrow() : "the node is starting";
-    return Problem.of(HttpResponseStatus.SERVICE_UNAVAILABLE, detail)
+    return Problem.of(ProblemType.NOT_READY, HttpResponseStatus.SERVICE_UNAVAILABLE, detail)
         .with("node", status.nodeId())
         .toResponse();
   }

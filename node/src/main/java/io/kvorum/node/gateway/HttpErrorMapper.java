@@ -52,7 +52,7 @@ final class HttpErrorMapper {
       case UNEXPECTED -> log.error("unexpected failure serving a request", error);
       default -> {}
     }
-    Problem problem = Problem.of(status(kind), detail(kind, error));
+    Problem problem = Problem.of(ProblemType.of(kind), status(kind), detail(kind, error));
     addMembers(problem, error);
     FullHttpResponse response = problem.toResponse();
     if (kind.retryAfter()) {
@@ -112,18 +112,28 @@ final class HttpErrorMapper {
   static FullHttpResponse undecodable(Throwable cause) {
     return switch (cause) {
       case TooLongHttpContentException e ->
-          Problem.of(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, e.getMessage()).toResponse();
+          Problem.of(
+                  ProblemType.REQUEST_TOO_LARGE,
+                  HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                  e.getMessage())
+              .toResponse();
       case TooLongHttpLineException e ->
-          Problem.of(HttpResponseStatus.REQUEST_URI_TOO_LONG, "the request line is too long")
+          Problem.of(
+                  ProblemType.REQUEST_LINE_TOO_LONG,
+                  HttpResponseStatus.REQUEST_URI_TOO_LONG,
+                  "the request line is too long")
               .toResponse();
       case TooLongHttpHeaderException e ->
           Problem.of(
+                  ProblemType.HEADERS_TOO_LARGE,
                   HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
                   "the request headers are too large")
               .toResponse();
       default ->
           Problem.of(
-                  HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + cause.getMessage())
+                  ProblemType.MALFORMED_REQUEST,
+                  HttpResponseStatus.BAD_REQUEST,
+                  "malformed HTTP request: " + cause.getMessage())
               .toResponse();
     };
   }
@@ -131,13 +141,18 @@ final class HttpErrorMapper {
   /** A request in an HTTP version other than 1.x. */
   static FullHttpResponse versionNotSupported(HttpVersion version) {
     return Problem.of(
+            ProblemType.HTTP_VERSION_NOT_SUPPORTED,
             HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED,
             version.text() + " is not supported; use HTTP/1.1")
         .toResponse();
   }
 
   static FullHttpResponse unknownEndpoint(String path) {
-    return Problem.of(HttpResponseStatus.BAD_REQUEST, "no such endpoint: " + path).toResponse();
+    return Problem.of(
+            ProblemType.UNKNOWN_ENDPOINT,
+            HttpResponseStatus.BAD_REQUEST,
+            "no such endpoint: " + path)
+        .toResponse();
   }
 
   /**
@@ -146,6 +161,7 @@ final class HttpErrorMapper {
   static FullHttpResponse methodNotAllowed(HttpMethod method, String allow) {
     FullHttpResponse response =
         Problem.of(
+                ProblemType.METHOD_NOT_ALLOWED,
                 HttpResponseStatus.METHOD_NOT_ALLOWED,
                 method + " is not allowed here; use " + allow)
             .toResponse();

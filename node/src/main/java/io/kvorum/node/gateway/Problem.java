@@ -12,23 +12,26 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** An RFC 9457 {@code application/problem+json} error response. */
+/**
+ * An RFC 9457 {@code application/problem+json} error response, its {@code type} a {@link
+ * ProblemType}.
+ */
 final class Problem {
   static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpResponseStatus status;
   private final Map<String, Object> body = new LinkedHashMap<>();
 
-  private Problem(HttpResponseStatus status, String detail) {
+  private Problem(ProblemType type, HttpResponseStatus status, String detail) {
     this.status = status;
-    body.put("type", "about:blank");
+    body.put("type", type.uri());
     body.put("title", status.reasonPhrase());
     body.put("status", status.code());
     body.put("detail", detail);
   }
 
-  static Problem of(HttpResponseStatus status, String detail) {
-    return new Problem(status, detail);
+  static Problem of(ProblemType type, HttpResponseStatus status, String detail) {
+    return new Problem(type, status, detail);
   }
 
   /** Adds an extension member, e.g. the offending parameter. */

@@ -80,6 +80,7 @@ class AuthenticationTest {
     assertThat(answer.headers().firstValue("content-type")).hasValue(KvorumApi.PROBLEM_JSON);
     JsonNode problem = JSON.readTree(answer.body());
     assertThat(problem.path("status").asInt()).isEqualTo(401);
+    assertThat(problem.path("type").asText()).isEqualTo(ProblemType.UNAUTHORIZED.uri());
     assertThat(problem.path("detail").asText()).contains("bearer token");
   }
 
@@ -121,6 +122,7 @@ class AuthenticationTest {
     assertThat(refused.statusCode()).isEqualTo(403);
     assertThat(refused.headers().firstValue("content-type")).hasValue(KvorumApi.PROBLEM_JSON);
     JsonNode problem = JSON.readTree(refused.body());
+    assertThat(problem.path("type").asText()).isEqualTo(ProblemType.FORBIDDEN.uri());
     assertThat(problem.path("role").asText()).isEqualTo("read");
     assertThat(problem.path("required").asText()).isEqualTo("write");
   }

@@ -156,6 +156,11 @@ public final class NodeProcess implements AutoCloseable {
     return KvorumClient.connect("127.0.0.1", httpPort, Duration.ofSeconds(10));
   }
 
+  /** The operating system's id of the node's process. */
+  public long pid() {
+    return process.pid();
+  }
+
   public int httpPort() {
     return httpPort;
   }
