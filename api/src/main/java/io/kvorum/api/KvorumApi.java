@@ -43,6 +43,9 @@ public final class KvorumApi {
   public static final String PROBLEM_JSON = "application/problem+json";
   public static final String JSON = "application/json";
 
+  /** The media type of a range as newline-delimited JSON (SPEC §2), asked for with Accept. */
+  public static final String NDJSON = "application/x-ndjson";
+
   /** The reason phrase of a 504 that means the quorum was not reached. */
   public static final String NOT_ENOUGH_REPLICAS = "Not Enough Replicas";
 
