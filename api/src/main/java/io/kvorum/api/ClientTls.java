@@ -12,12 +12,20 @@ import java.security.cert.CertificateFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-/** The TLS a client trusts a node's certificate with: a PEM CA file or a trust store. */
-final class ClientTls {
+/**
+ * The TLS a client trusts a node's certificate with: a PEM CA file or a trust store; for {@link
+ * KvorumClientBuilder} and for tools that send their own requests.
+ */
+public final class ClientTls {
   private ClientTls() {}
 
-  /** Trusts the certificates of a PEM file (the nodes' {@code --tls-ca}). */
-  static SSLContext trustingPem(Path caFile) {
+  /**
+   * Trusts the certificates of a PEM file (the nodes' {@code --tls-ca}).
+   *
+   * @throws UncheckedIOException when the file cannot be read
+   * @throws IllegalArgumentException when it holds no certificate
+   */
+  public static SSLContext trustingPem(Path caFile) {
     try (InputStream in = Files.newInputStream(caFile)) {
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
@@ -38,7 +46,7 @@ final class ClientTls {
   }
 
   /** Trusts the certificates of a trust store (PKCS#12 or JKS). */
-  static SSLContext trustingStore(Path trustStore, char[] password) {
+  public static SSLContext trustingStore(Path trustStore, char[] password) {
     try {
       return context(KeyStore.getInstance(trustStore.toFile(), password));
     } catch (IOException e) {

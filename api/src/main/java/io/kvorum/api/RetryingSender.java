@@ -100,14 +100,21 @@ final class RetryingSender {
               URI node = endpoints.next();
               Duration timeout =
                   Duration.ofNanos(Math.min(left, settings.attemptTimeout().toNanos()));
-              return http.sendAsync(
-                      call.request(node, timeout, settings.authorization()),
-                      HttpResponse.BodyHandlers.ofByteArray())
-                  .handle(
-                      (response, error) -> {
-                        limit.release();
-                        return new Outcome(node, response, error);
-                      });
+              CompletableFuture<HttpResponse<byte[]>> sent;
+              try {
+                sent =
+                    http.sendAsync(
+                        call.request(node, timeout, settings.authorization()),
+                        HttpResponse.BodyHandlers.ofByteArray());
+              } catch (RuntimeException e) {
+                limit.release();
+                throw e;
+              }
+              return sent.handle(
+                  (response, error) -> {
+                    limit.release();
+                    return new Outcome(node, response, error);
+                  });
             })
         .whenComplete(
             (outcome, error) -> {
@@ -136,9 +143,7 @@ final class RetryingSender {
         return;
       }
       boolean neverSent = neverSent(error);
-      if (neverSent || !(error instanceof HttpTimeoutException)) {
-        endpoints.markDown(outcome.node(), settings.downFor().toNanos());
-      }
+      endpoints.markDown(outcome.node(), settings.downFor().toNanos());
       again = neverSent || call.repeat() == Repeat.SAFE;
     } else if (outcome.response().statusCode() == 503) {
       endpoints.markDown(outcome.node(), wait.toNanos());
