@@ -5,7 +5,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -21,20 +20,15 @@ public final class PutCommand extends DataCommand {
   @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8).")
   String key;
 
-  @ArgGroup(exclusive = true)
-  Source source = new Source();
+  @Parameters(
+      index = "1",
+      arity = "0..1",
+      paramLabel = "VALUE",
+      description = "The value (UTF-8); without it and --file, stdin is read to its end.")
+  String value;
 
-  static final class Source {
-    @Parameters(
-        index = "1",
-        arity = "0..1",
-        paramLabel = "VALUE",
-        description = "The value (UTF-8); without it and --file, stdin is read to its end.")
-    String value;
-
-    @Option(names = "--file", paramLabel = "FILE", description = "Store this file's bytes.")
-    Path file;
-  }
+  @Option(names = "--file", paramLabel = "FILE", description = "Store this file's bytes.")
+  Path file;
 
   @Option(
       names = "--ttl",
@@ -44,15 +38,14 @@ public final class PutCommand extends DataCommand {
 
   @Override
   int run(KvorumClient kv, PrintWriter out) throws Exception {
-    byte[] value;
-    if (source.value != null) {
-      value = utf8(source.value);
-    } else if (source.file != null) {
-      value = Files.readAllBytes(source.file);
-    } else {
-      value = System.in.readAllBytes();
+    if (value != null && file != null) {
+      throw new IllegalArgumentException("give VALUE or --file, not both");
     }
-    out.println(kv.put(utf8(key), value, consistency(), ttl == null ? null : duration(ttl)));
+    byte[] bytes =
+        value != null
+            ? utf8(value)
+            : file != null ? Files.readAllBytes(file) : System.in.readAllBytes();
+    out.println(kv.put(utf8(key), bytes, consistency(), ttl == null ? null : duration(ttl)));
     out.flush();
     return ExitCodes.OK;
   }
