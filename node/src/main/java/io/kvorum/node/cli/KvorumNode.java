@@ -1,8 +1,12 @@
 package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
+import io.kvorum.node.cli.admin.DeleteCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.cli.admin.GetCommand;
+import io.kvorum.node.cli.admin.PutCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
+import io.kvorum.node.cli.admin.ScanCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.cli.load.LoadCommand;
@@ -39,7 +43,11 @@ import sun.misc.Signal;
       RemoveCommand.class,
       SnapshotCommand.class,
       LoadCommand.class,
-      NodeZoneCommand.class
+      NodeZoneCommand.class,
+      GetCommand.class,
+      PutCommand.class,
+      DeleteCommand.class,
+      ScanCommand.class
     },
     description = {
       "",

@@ -141,13 +141,18 @@ public final class SnapshotCommand implements Callable<Integer> {
       String given = httpAddresses.get(id);
       String base;
       if (given != null) {
-        base = "http://" + given;
+        base = node.scheme() + "://" + given;
       } else if (member.path("self").asBoolean()) {
         base = node.baseUrl();
       } else {
         String address = member.path("address").asText();
         int colon = address.lastIndexOf(':');
-        base = "http://" + (colon > 0 ? address.substring(0, colon) : address) + ":" + node.port;
+        base =
+            node.scheme()
+                + "://"
+                + (colon > 0 ? address.substring(0, colon) : address)
+                + ":"
+                + node.port;
       }
       members.add(new String[] {id, base});
     }
@@ -155,12 +160,11 @@ public final class SnapshotCommand implements Callable<Integer> {
   }
 
   /** Where the member put the snapshot (a path), or why it did not take it. */
-  private static String take(String baseUrl, String snapshot) throws InterruptedException {
+  private String take(String baseUrl, String snapshot) throws InterruptedException {
     HttpResponse<byte[]> answer;
     try {
       answer =
-          NodeAddress.send(
-              baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
+          node.send(baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
     } catch (NodeAddress.Unreachable e) {
       return e.getMessage();
     }

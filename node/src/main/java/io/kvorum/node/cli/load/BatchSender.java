@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /**
  * Posts batches of records to one node's {@code /v0/load} and retries a batch the cluster could not
@@ -29,20 +30,24 @@ final class BatchSender implements AutoCloseable {
   private final HttpClient http;
 
   /**
+   * @param tls the client TLS context for an https {@code baseUrl}, or null
    * @param token the bearer token, or null
    * @param attempts how many times a batch is sent before its failure is final
    * @param firstBackoff the wait before the first retry, doubled before each next one
    */
-  BatchSender(String baseUrl, String token, int attempts, Duration firstBackoff) {
+  BatchSender(String baseUrl, SSLContext tls, String token, int attempts, Duration firstBackoff) {
     this.baseUrl = baseUrl;
     this.token = token;
     this.attempts = attempts;
     this.firstBackoff = firstBackoff;
-    this.http =
+    HttpClient.Builder client =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(NodeAddress.TIMEOUT)
-            .build();
+            .connectTimeout(NodeAddress.TIMEOUT);
+    if (tls != null) {
+      client.sslContext(tls);
+    }
+    this.http = client.build();
   }
 
   /**

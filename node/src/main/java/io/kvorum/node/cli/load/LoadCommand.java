@@ -94,7 +94,8 @@ public final class LoadCommand implements Callable<Integer> {
       names = "--token-file",
       paramLabel = "FILE",
       description =
-          "A file whose first line is an admin token, for a cluster run with --auth-tokens.")
+          "A file whose first line is an admin token, for a cluster run with --auth-tokens"
+              + " (instead of --token or KVORUM_TOKEN).")
   Path tokenFile;
 
   @Override
@@ -117,13 +118,14 @@ public final class LoadCommand implements Callable<Integer> {
     }
     String token;
     try {
-      token = tokenFile == null ? null : token(tokenFile);
+      token = tokenFile == null ? node.token() : token(tokenFile);
     } catch (IOException e) {
       err.println("kvorum-node load: --token-file " + tokenFile + " cannot be read: " + e);
       return ExitCodes.CONFIG;
     }
     try (RecordSource reader = RecordSources.open(database);
-        BatchSender sender = new BatchSender(node.baseUrl(), token, ATTEMPTS, FIRST_BACKOFF)) {
+        BatchSender sender =
+            new BatchSender(node.baseUrl(), node.tls(), token, ATTEMPTS, FIRST_BACKOFF)) {
       LoadProgress progress =
           new LoadProgress(err, terminal(), reader.estimatedRecords(), System::nanoTime);
       Loader loader = new Loader(sender, limiter(), progress, batch, parallel);

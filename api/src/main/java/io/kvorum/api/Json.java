@@ -1,0 +1,69 @@
+package io.kvorum.api;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The small JSON documents the client reads (problem details, the cluster view, a range's lines) as
+ * maps, lists, strings, numbers, booleans and nulls, on Jackson's streaming parser.
+ */
+final class Json {
+  private static final JsonFactory FACTORY = new JsonFactory();
+
+  private Json() {}
+
+  /** The document's top-level object. */
+  static Map<String, Object> object(byte[] document) throws IOException {
+    try (JsonParser parser = FACTORY.createParser(document)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException("not a JSON object");
+      }
+      Map<String, Object> object = readObject(parser);
+      if (parser.nextToken() != null) {
+        throw new IOException("text after the JSON object");
+      }
+      return object;
+    }
+  }
+
+  private static Object read(JsonParser parser) throws IOException {
+    JsonToken token = parser.currentToken();
+    if (token == null) {
+      throw new IOException("the JSON document ended early");
+    }
+    return switch (token) {
+      case START_OBJECT -> readObject(parser);
+      case START_ARRAY -> readArray(parser);
+      case VALUE_STRING -> parser.getText();
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getNumberValue();
+      case VALUE_TRUE -> Boolean.TRUE;
+      case VALUE_FALSE -> Boolean.FALSE;
+      case VALUE_NULL -> null;
+      default -> throw new IOException("unexpected JSON " + token);
+    };
+  }
+
+  private static Map<String, Object> readObject(JsonParser parser) throws IOException {
+    Map<String, Object> object = new LinkedHashMap<>();
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String name = parser.currentName();
+      parser.nextToken();
+      object.put(name, read(parser));
+    }
+    return object;
+  }
+
+  private static List<Object> readArray(JsonParser parser) throws IOException {
+    List<Object> array = new ArrayList<>();
+    while (parser.nextToken() != JsonToken.END_ARRAY) {
+      array.add(read(parser));
+    }
+    return array;
+  }
+}
