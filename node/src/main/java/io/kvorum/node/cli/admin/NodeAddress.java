@@ -68,6 +68,16 @@ public final class NodeAddress {
     return token == null || token.isBlank() ? null : token.strip();
   }
 
+  /** The {@code Authorization} header for {@code --token}, or null without one. */
+  public String authorization() {
+    return bearer(token());
+  }
+
+  /** The {@code Authorization} header that sends {@code token}, or null for none. */
+  public static String bearer(String token) {
+    return token == null ? null : "Bearer " + token;
+  }
+
   /** The scheme the nodes speak: {@code https} with {@code --tls-ca}. */
   String scheme() {
     return tlsCa == null ? "http" : "https";
@@ -144,8 +154,8 @@ public final class NodeAddress {
         HttpRequest.newBuilder(uri)
             .timeout(timeout)
             .method(method, HttpRequest.BodyPublishers.noBody());
-    if (token != null && !token.isBlank()) {
-      request.header(KvorumApi.AUTHORIZATION, "Bearer " + token.strip());
+    if (authorization() != null) {
+      request.header(KvorumApi.AUTHORIZATION, authorization());
     }
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(TIMEOUT);
     SSLContext tls = tls();
@@ -202,8 +212,8 @@ public final class NodeAddress {
     return false;
   }
 
-  /** No answer from the node; the message is one line for the operator. */
-  static final class Unreachable extends RuntimeException {
+  /** No answer from the node, or no way to ask; the message is one line for the operator. */
+  public static final class Unreachable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     Unreachable(String message) {

@@ -24,20 +24,21 @@ final class BatchSender implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String baseUrl;
-  private final String token;
+  private final String authorization;
   private final int attempts;
   private final Duration firstBackoff;
   private final HttpClient http;
 
   /**
    * @param tls the client TLS context for an https {@code baseUrl}, or null
-   * @param token the bearer token, or null
+   * @param authorization the {@code Authorization} header, or null
    * @param attempts how many times a batch is sent before its failure is final
    * @param firstBackoff the wait before the first retry, doubled before each next one
    */
-  BatchSender(String baseUrl, SSLContext tls, String token, int attempts, Duration firstBackoff) {
+  BatchSender(
+      String baseUrl, SSLContext tls, String authorization, int attempts, Duration firstBackoff) {
     this.baseUrl = baseUrl;
-    this.token = token;
+    this.authorization = authorization;
     this.attempts = attempts;
     this.firstBackoff = firstBackoff;
     HttpClient.Builder client =
@@ -86,8 +87,8 @@ final class BatchSender implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return new Outcome("not a valid address: " + baseUrl, false);
     }
-    if (token != null) {
-      request.header(KvorumApi.AUTHORIZATION, "Bearer " + token);
+    if (authorization != null) {
+      request.header(KvorumApi.AUTHORIZATION, authorization);
     }
     HttpResponse<byte[]> answer;
     try {

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -116,16 +117,22 @@ public final class LoadCommand implements Callable<Integer> {
               + " data directory");
       return ExitCodes.CONFIG;
     }
-    String token;
+    String authorization;
+    SSLContext tls;
     try {
-      token = tokenFile == null ? node.token() : token(tokenFile);
+      authorization =
+          tokenFile == null ? node.authorization() : NodeAddress.bearer(token(tokenFile));
+      tls = node.tls();
     } catch (IOException e) {
       err.println("kvorum-node load: --token-file " + tokenFile + " cannot be read: " + e);
+      return ExitCodes.CONFIG;
+    } catch (NodeAddress.Unreachable e) {
+      err.println("kvorum-node load: " + e.getMessage());
       return ExitCodes.CONFIG;
     }
     try (RecordSource reader = RecordSources.open(database);
         BatchSender sender =
-            new BatchSender(node.baseUrl(), node.tls(), token, ATTEMPTS, FIRST_BACKOFF)) {
+            new BatchSender(node.baseUrl(), tls, authorization, ATTEMPTS, FIRST_BACKOFF)) {
       LoadProgress progress =
           new LoadProgress(err, terminal(), reader.estimatedRecords(), System::nanoTime);
       Loader loader = new Loader(sender, limiter(), progress, batch, parallel);
