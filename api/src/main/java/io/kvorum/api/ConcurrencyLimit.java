@@ -21,7 +21,10 @@ final class ConcurrencyLimit {
     this.permits = new Semaphore(max);
   }
 
-  /** Completes once a permit is held; {@link #release()} it exactly once after. */
+  /**
+   * Completes once a permit is held; {@link #release()} it exactly once after. Cancelling the
+   * future before it completes withdraws from the queue: no permit is taken for it.
+   */
   CompletableFuture<Void> acquire() {
     if (waiting.isEmpty() && permits.tryAcquire()) {
       return CompletableFuture.completedFuture(null);
@@ -45,7 +48,9 @@ final class ConcurrencyLimit {
         permits.release();
         return;
       }
-      next.complete(null);
+      if (!next.complete(null)) {
+        permits.release(); // it was cancelled (its call's deadline passed): the next one's turn
+      }
     }
   }
 }

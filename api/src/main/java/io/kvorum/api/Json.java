@@ -1,9 +1,12 @@
 package io.kvorum.api;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +32,41 @@ final class Json {
         throw new IOException("text after the JSON object");
       }
       return object;
+    }
+  }
+
+  /** {@code value} (what {@link #object} reads: maps, lists, strings, …) as JSON text. */
+  static String text(Object value) {
+    StringWriter out = new StringWriter();
+    try (JsonGenerator generator = FACTORY.createGenerator(out)) {
+      write(generator, value);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return out.toString();
+  }
+
+  private static void write(JsonGenerator generator, Object value) throws IOException {
+    switch (value) {
+      case null -> generator.writeNull();
+      case Map<?, ?> map -> {
+        generator.writeStartObject();
+        for (Map.Entry<?, ?> field : map.entrySet()) {
+          generator.writeFieldName(String.valueOf(field.getKey()));
+          write(generator, field.getValue());
+        }
+        generator.writeEndObject();
+      }
+      case List<?> list -> {
+        generator.writeStartArray();
+        for (Object element : list) {
+          write(generator, element);
+        }
+        generator.writeEndArray();
+      }
+      case Boolean bool -> generator.writeBoolean(bool);
+      case Number number -> generator.writeNumber(number.toString());
+      default -> generator.writeString(value.toString());
     }
   }
 

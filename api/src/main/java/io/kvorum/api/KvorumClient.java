@@ -1,6 +1,7 @@
 package io.kvorum.api;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
@@ -57,6 +61,7 @@ public final class KvorumClient implements AutoCloseable {
   private final HttpClient http;
   private final Endpoints endpoints;
   private final RetryingSender sender;
+  private final ScheduledExecutorService timers;
   private volatile long discoveredAt;
 
   KvorumClient(ClientSettings settings) {
@@ -70,8 +75,14 @@ public final class KvorumClient implements AutoCloseable {
     }
     this.http = builder.build();
     this.endpoints = new Endpoints(settings.seeds());
+    ScheduledThreadPoolExecutor timers =
+        new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().name("kvorum-client-timer").daemon().factory());
+    timers.setRemoveOnCancelPolicy(true);
+    this.timers = timers;
     this.sender =
-        new RetryingSender(http, endpoints, new ConcurrencyLimit(settings.maxInFlight()), settings);
+        new RetryingSender(
+            http, endpoints, new ConcurrencyLimit(settings.maxInFlight()), settings, timers);
     this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
@@ -81,19 +92,24 @@ public final class KvorumClient implements AutoCloseable {
   }
 
   /**
-   * A client of the cluster that the node at {@code host:port} is a member of, each call's deadline
-   * 10 s.
+   * A client of the node at {@code host:port} alone, each call's deadline 10 s: every request goes
+   * to that node, once, and its answer (a {@code 503} too) is the caller's. For a client of the
+   * cluster, which learns the other members and fails over to them, use {@link #builder()} with
+   * {@link KvorumClientBuilder#seeds}.
    */
   public static KvorumClient connect(String host, int port) {
     return connect(host, port, Duration.ofSeconds(10));
   }
 
-  /**
-   * As {@link #connect(String, int)}, each call's deadline {@code timeout}; one attempt may take
-   * all of it (a single node has nowhere else to go).
-   */
+  /** As {@link #connect(String, int)}, each call's deadline {@code timeout}. */
   public static KvorumClient connect(String host, int port, Duration timeout) {
-    return builder().seed(host, port).deadline(timeout).attemptTimeout(timeout).build();
+    return builder()
+        .seed(host, port)
+        .discovery(false)
+        .maxAttempts(1)
+        .deadline(timeout)
+        .attemptTimeout(timeout)
+        .build();
   }
 
   /**
@@ -422,16 +438,22 @@ public final class KvorumClient implements AutoCloseable {
     return response;
   }
 
-  /** The result of a blocking call: its value, or the exception the future failed with. */
+  /**
+   * The result of a blocking call: its value, or the exception the future failed with. The future
+   * completes by the call's deadline; an interrupt ends the wait sooner.
+   */
   private static <T> T join(CompletableFuture<T> future) {
     try {
-      return future.join();
-    } catch (CompletionException e) {
+      return future.get();
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException cause) {
         cause.addSuppressed(new Exception("called from here"));
         throw cause;
       }
-      throw e;
+      throw new CompletionException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new InterruptedIOException("interrupted while waiting"));
     }
   }
 
@@ -441,6 +463,10 @@ public final class KvorumClient implements AutoCloseable {
 
   @Override
   public void close() {
+    // Calls still in flight fail now (the exchanges are aborted) or by their deadline (the timers
+    // already set still run); the JDK client's close() would wait for them otherwise.
+    http.shutdownNow();
+    timers.shutdown();
     http.close();
   }
 }

@@ -5,11 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The server answered with an error status. {@link #detail()} is its problem detail (RFC 9457), if
- * any; the subclasses name the answers a caller handles differently: {@link NotEnoughReplicas}
- * (504: the quorum was not reached, a write may or may not have applied), {@link Unavailable} (503,
- * after the client's retries), {@link InvalidRequest} (400, 405, 413), {@link Unauthorized} (401)
- * and {@link Forbidden} (403).
+ * The server answered with an error status. {@link #body()} is the answer's body as it came (a
+ * problem+json document, RFC 9457, from a kvorum node), {@link #title()} and {@link #detail()} the
+ * problem's fields; the subclasses name the answers a caller handles differently: {@link
+ * NotEnoughReplicas} (504: the quorum was not reached, a write may or may not have applied), {@link
+ * Unavailable} (503, after the client's retries), {@link InvalidRequest} (400, 405, 413), {@link
+ * Unauthorized} (401) and {@link Forbidden} (403).
  */
 public class KvorumClientException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -17,12 +18,13 @@ public class KvorumClientException extends RuntimeException {
   private final int status;
   private final String title;
   private final String detail;
+  private final String body;
 
   public KvorumClientException(int status, String detail) {
-    this(status, null, detail);
+    this(status, null, detail, null);
   }
 
-  KvorumClientException(int status, String title, String detail) {
+  KvorumClientException(int status, String title, String detail, String body) {
     super(
         "HTTP "
             + status
@@ -31,26 +33,33 @@ public class KvorumClientException extends RuntimeException {
     this.status = status;
     this.title = title;
     this.detail = detail;
+    this.body = body;
   }
 
   /** The error an answer means: its status, and title and detail from a problem+json body. */
   static KvorumClientException of(int status, byte[] body) {
-    String title = null;
-    String detail = null;
+    String text = body.length == 0 ? null : new String(body, StandardCharsets.UTF_8);
     try {
       Map<String, Object> problem = Json.object(body);
-      title = problem.get("title") instanceof String t ? t : null;
-      detail = problem.get("detail") instanceof String d ? d : null;
+      return of(
+          status,
+          problem.get("title") instanceof String t ? t : null,
+          problem.get("detail") instanceof String d ? d : null,
+          text);
     } catch (IOException e) {
-      detail = body.length == 0 ? null : new String(body, StandardCharsets.UTF_8).strip();
+      return of(status, null, text == null ? null : text.strip(), text);
     }
+  }
+
+  /** The error of {@code status}, of the subclass that names it. */
+  static KvorumClientException of(int status, String title, String detail, String body) {
     return switch (status) {
-      case 400, 405, 413 -> new InvalidRequest(status, title, detail);
-      case 401 -> new Unauthorized(title, detail);
-      case 403 -> new Forbidden(title, detail);
-      case 503 -> new Unavailable(title, detail);
-      case 504 -> new NotEnoughReplicas(title, detail);
-      default -> new KvorumClientException(status, title, detail);
+      case 400, 405, 413 -> new InvalidRequest(status, title, detail, body);
+      case 401 -> new Unauthorized(title, detail, body);
+      case 403 -> new Forbidden(title, detail, body);
+      case 503 -> new Unavailable(title, detail, body);
+      case 504 -> new NotEnoughReplicas(title, detail, body);
+      default -> new KvorumClientException(status, title, detail, body);
     };
   }
 
@@ -63,8 +72,17 @@ public class KvorumClientException extends RuntimeException {
     return title;
   }
 
+  /** The problem's detail (from a body that is no problem+json: the body's text), or null. */
   public String detail() {
     return detail;
+  }
+
+  /**
+   * The body of the answer as it came, a problem+json document from a kvorum node (its extension
+   * members too, e.g. {@code failed}: the replicas that did not answer, and why), or null if empty.
+   */
+  public String body() {
+    return body;
   }
 
   /** Whether the request failed because too few replicas answered (504). */
@@ -76,8 +94,8 @@ public class KvorumClientException extends RuntimeException {
   public static final class NotEnoughReplicas extends KvorumClientException {
     private static final long serialVersionUID = 1L;
 
-    NotEnoughReplicas(String title, String detail) {
-      super(504, title, detail);
+    NotEnoughReplicas(String title, String detail, String body) {
+      super(504, title, detail, body);
     }
   }
 
@@ -85,8 +103,8 @@ public class KvorumClientException extends RuntimeException {
   public static final class Unavailable extends KvorumClientException {
     private static final long serialVersionUID = 1L;
 
-    Unavailable(String title, String detail) {
-      super(503, title, detail);
+    Unavailable(String title, String detail, String body) {
+      super(503, title, detail, body);
     }
   }
 
@@ -94,8 +112,8 @@ public class KvorumClientException extends RuntimeException {
   public static final class InvalidRequest extends KvorumClientException {
     private static final long serialVersionUID = 1L;
 
-    InvalidRequest(int status, String title, String detail) {
-      super(status, title, detail);
+    InvalidRequest(int status, String title, String detail, String body) {
+      super(status, title, detail, body);
     }
   }
 
@@ -103,8 +121,8 @@ public class KvorumClientException extends RuntimeException {
   public static final class Unauthorized extends KvorumClientException {
     private static final long serialVersionUID = 1L;
 
-    Unauthorized(String title, String detail) {
-      super(401, title, detail);
+    Unauthorized(String title, String detail, String body) {
+      super(401, title, detail, body);
     }
   }
 
@@ -112,8 +130,8 @@ public class KvorumClientException extends RuntimeException {
   public static final class Forbidden extends KvorumClientException {
     private static final long serialVersionUID = 1L;
 
-    Forbidden(String title, String detail) {
-      super(403, title, detail);
+    Forbidden(String title, String detail, String body) {
+      super(403, title, detail, body);
     }
   }
 }

@@ -10,12 +10,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Reads a range response entry by entry as it streams in, in its NDJSON form (SPEC §2: one JSON
@@ -57,7 +61,7 @@ public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
       }
       HttpResponse<InputStream> response;
       try {
-        response = send(http, request.build());
+        response = send(http, request.build(), settings.deadline());
       } catch (UncheckedIOException e) {
         endpoints.markDown(node, settings.downFor().toNanos());
         unreachable = e;
@@ -76,11 +80,19 @@ public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
     throw unreachable;
   }
 
-  private static HttpResponse<InputStream> send(HttpClient http, HttpRequest request) {
+  /** The range's answer, its headers at least, within {@code deadline}. */
+  private static HttpResponse<InputStream> send(
+      HttpClient http, HttpRequest request, Duration deadline) {
     CompletableFuture<HttpResponse<InputStream>> response =
         http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
     try {
-      return response.get();
+      return response.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      response.cancel(true);
+      HttpTimeoutException cause =
+          new HttpTimeoutException("no answer within " + deadline.toMillis() + " ms");
+      throw new UncheckedIOException(
+          "range request to " + request.uri() + " failed: " + cause, cause);
     } catch (InterruptedException e) {
       response.cancel(true);
       Thread.currentThread().interrupt();
@@ -145,10 +157,11 @@ public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
     }
     if (object.get("error") instanceof Map<?, ?> problem) {
       Object status = problem.get("status");
-      throw new KvorumClientException(
+      throw KvorumClientException.of(
           status instanceof Number n ? n.intValue() : 500,
           problem.get("title") instanceof String t ? t : null,
-          "range cut off: " + (problem.get("detail") instanceof String d ? d : "no detail"));
+          "range cut off: " + (problem.get("detail") instanceof String d ? d : "no detail"),
+          Json.text(problem));
     }
     if (!(object.get("key") instanceof String key)
         || !(object.get("value") instanceof String value)) {

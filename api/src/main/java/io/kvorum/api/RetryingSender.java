@@ -15,10 +15,15 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Sends a request to the cluster within its deadline: to the next node in turn, and again to
@@ -66,75 +71,150 @@ final class RetryingSender {
   private final Endpoints endpoints;
   private final ConcurrencyLimit limit;
   private final ClientSettings settings;
+  private final ScheduledExecutorService timers;
 
+  /**
+   * @param timers runs deadlines, attempt timeouts and back-offs; its tasks are short and never
+   *     block
+   */
   RetryingSender(
-      HttpClient http, Endpoints endpoints, ConcurrencyLimit limit, ClientSettings settings) {
+      HttpClient http,
+      Endpoints endpoints,
+      ConcurrencyLimit limit,
+      ClientSettings settings,
+      ScheduledExecutorService timers) {
     this.http = http;
     this.endpoints = endpoints;
     this.limit = limit;
     this.settings = settings;
+    this.timers = timers;
   }
 
   /**
    * The answer to {@code call}: the first that is final (any status but a retried 503), or the last
-   * 503; fails with {@link UncheckedIOException} when no node answered within the deadline.
+   * 503; fails with {@link UncheckedIOException} when no node answered within the deadline. The
+   * future completes by the deadline whatever the nodes and the network do: then a call still
+   * waiting for its turn leaves the queue, and one in flight is cancelled and gives its turn back.
    */
   CompletableFuture<HttpResponse<byte[]>> send(Call call) {
-    CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
-    attempt(call, 1, System.nanoTime() + call.deadline().toNanos(), result);
-    return result;
+    Flight flight = new Flight(call, System.nanoTime() + call.deadline().toNanos());
+    ScheduledFuture<?> deadline =
+        timers.schedule(
+            () ->
+                flight.result.completeExceptionally(
+                    unreachable(
+                        call,
+                        new HttpTimeoutException(
+                            "no answer within the deadline of "
+                                + call.deadline().toMillis()
+                                + " ms"))),
+            call.deadline().toNanos(),
+            TimeUnit.NANOSECONDS);
+    flight.result.whenComplete(
+        (response, error) -> {
+          deadline.cancel(false);
+          flight.abandon();
+        });
+    attempt(flight, 1);
+    return flight.result;
   }
 
-  private void attempt(
-      Call call, int attempt, long deadline, CompletableFuture<HttpResponse<byte[]>> result) {
-    limit
-        .acquire()
-        .thenCompose(
-            held -> {
-              long left = deadline - System.nanoTime();
-              if (left <= 0) {
-                limit.release();
-                return CompletableFuture.failedFuture(
-                    new HttpTimeoutException("no permit to send within the deadline"));
-              }
-              URI node = endpoints.next();
-              Duration timeout =
-                  Duration.ofNanos(Math.min(left, settings.attemptTimeout().toNanos()));
-              CompletableFuture<HttpResponse<byte[]>> sent;
-              try {
-                sent =
-                    http.sendAsync(
-                        call.request(node, timeout, settings.authorization()),
-                        HttpResponse.BodyHandlers.ofByteArray());
-              } catch (RuntimeException e) {
-                limit.release();
-                throw e;
-              }
-              return sent.handle(
-                  (response, error) -> {
-                    limit.release();
-                    return new Outcome(node, response, error);
-                  });
-            })
-        .whenComplete(
-            (outcome, error) -> {
-              if (error != null) {
-                result.completeExceptionally(unreachable(call, unwrap(error)));
-              } else {
-                next(call, attempt, deadline, result, outcome);
-              }
-            });
+  /** One call across its attempts: its result, and what its current attempt waits on. */
+  private static final class Flight {
+    final Call call;
+    final long deadline;
+    final CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
+    private volatile Future<?> pending;
+
+    Flight(Call call, long deadline) {
+      this.call = call;
+      this.deadline = deadline;
+    }
+
+    /** Makes {@code step} what the call waits on; cancels it at once if the call is over. */
+    void waitOn(Future<?> step) {
+      pending = step;
+      if (result.isDone()) {
+        step.cancel(true);
+      }
+    }
+
+    /** The call is over: the turn it waits for, or the request it sent, is cancelled. */
+    void abandon() {
+      Future<?> step = pending;
+      if (step != null) {
+        step.cancel(true);
+      }
+    }
+  }
+
+  private void attempt(Flight flight, int attempt) {
+    if (flight.result.isDone()) {
+      return;
+    }
+    CompletableFuture<Void> turn = limit.acquire();
+    flight.waitOn(turn);
+    turn.whenComplete(
+        (held, cancelled) -> {
+          if (cancelled == null) {
+            send(flight, attempt);
+          }
+        });
+  }
+
+  /** Sends one attempt, holding a permit: given back once, however the attempt ends. */
+  private void send(Flight flight, int attempt) {
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable release =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            limit.release();
+          }
+        };
+    long left = flight.deadline - System.nanoTime();
+    if (flight.result.isDone() || left <= 0) {
+      release.run();
+      return;
+    }
+    URI node = endpoints.next();
+    Duration timeout = Duration.ofNanos(Math.min(left, settings.attemptTimeout().toNanos()));
+    CompletableFuture<HttpResponse<byte[]>> sent;
+    try {
+      sent =
+          http.sendAsync(
+              flight.call.request(node, timeout, settings.authorization()),
+              HttpResponse.BodyHandlers.ofByteArray());
+    } catch (RuntimeException e) {
+      release.run();
+      flight.result.completeExceptionally(e);
+      return;
+    }
+    // The JDK's request timeout does not cover every way an exchange can hang (a body the node
+    // stopped reading): this one does, by cancelling the exchange.
+    ScheduledFuture<?> attemptTimer =
+        timers.schedule(() -> sent.cancel(true), timeout.toNanos(), TimeUnit.NANOSECONDS);
+    flight.waitOn(sent);
+    sent.whenComplete(
+        (response, error) -> {
+          attemptTimer.cancel(false);
+          release.run();
+          Throwable cause = error == null ? null : unwrap(error);
+          if (cause instanceof CancellationException) {
+            cause = new HttpTimeoutException("no answer from " + node + " within " + timeout);
+          }
+          next(flight, attempt, new Outcome(node, response, cause));
+        });
   }
 
   private record Outcome(URI node, HttpResponse<byte[]> response, Throwable error) {}
 
-  private void next(
-      Call call,
-      int attempt,
-      long deadline,
-      CompletableFuture<HttpResponse<byte[]>> result,
-      Outcome outcome) {
-    Throwable error = outcome.error() == null ? null : unwrap(outcome.error());
+  private void next(Flight flight, int attempt, Outcome outcome) {
+    Call call = flight.call;
+    CompletableFuture<HttpResponse<byte[]>> result = flight.result;
+    if (result.isDone()) {
+      return;
+    }
+    Throwable error = outcome.error();
     boolean again;
     Duration wait = backOff(attempt);
     if (error != null) {
@@ -155,10 +235,11 @@ final class RetryingSender {
       result.complete(outcome.response());
       return;
     }
-    boolean inTime = System.nanoTime() + wait.toNanos() < deadline;
+    boolean inTime = System.nanoTime() + wait.toNanos() < flight.deadline;
     if (again && inTime && attempt < settings.maxAttempts()) {
-      CompletableFuture.delayedExecutor(wait.toNanos(), TimeUnit.NANOSECONDS)
-          .execute(() -> attempt(call, attempt + 1, deadline, result));
+      flight.waitOn(
+          timers.schedule(
+              () -> attempt(flight, attempt + 1), wait.toNanos(), TimeUnit.NANOSECONDS));
     } else if (error != null) {
       result.completeExceptionally(unreachable(call, error));
     } else {
