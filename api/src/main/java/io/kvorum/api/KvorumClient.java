@@ -11,11 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -62,6 +63,7 @@ public final class KvorumClient implements AutoCloseable {
   private final Endpoints endpoints;
   private final RetryingSender sender;
   private final ScheduledExecutorService timers;
+  private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
   private volatile long discoveredAt;
 
   KvorumClient(ClientSettings settings) {
@@ -82,7 +84,12 @@ public final class KvorumClient implements AutoCloseable {
     this.timers = timers;
     this.sender =
         new RetryingSender(
-            http, endpoints, new ConcurrencyLimit(settings.maxInFlight()), settings, timers);
+            http,
+            endpoints,
+            new ConcurrencyLimit(settings.maxInFlight()),
+            settings,
+            timers,
+            exchanges);
     this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
@@ -385,18 +392,18 @@ public final class KvorumClient implements AutoCloseable {
     if (settings.authorization() != null) {
       request.header(KvorumApi.AUTHORIZATION, settings.authorization());
     }
-    http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray())
-        .thenAccept(
-            response -> {
-              if (response.statusCode() == 200) {
-                try {
-                  Map<String, Object> cluster = Json.object(response.body());
-                  endpoints.learn(node, cluster);
-                } catch (IOException e) {
-                  // not a cluster view: keep what we have
-                }
-              }
-            });
+    exchanges.execute(
+        () -> {
+          try {
+            HttpResponse<byte[]> response =
+                http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 200) {
+              endpoints.learn(node, Json.object(response.body()));
+            }
+          } catch (IOException | InterruptedException e) {
+            // no view from that node this time: keep what we have
+          }
+        });
   }
 
   private static String etagIfAny(HttpResponse<byte[]> response) {
@@ -467,6 +474,7 @@ public final class KvorumClient implements AutoCloseable {
     // already set still run); the JDK client's close() would wait for them otherwise.
     http.shutdownNow();
     timers.shutdown();
+    exchanges.shutdownNow();
     http.close();
   }
 }

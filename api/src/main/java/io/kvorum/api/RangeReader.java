@@ -5,21 +5,17 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Reads a range response entry by entry as it streams in, in its NDJSON form (SPEC §2: one JSON
@@ -61,7 +57,7 @@ public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
       }
       HttpResponse<InputStream> response;
       try {
-        response = send(http, request.build(), settings.deadline());
+        response = send(http, request.build());
       } catch (UncheckedIOException e) {
         endpoints.markDown(node, settings.downFor().toNanos());
         unreachable = e;
@@ -80,28 +76,19 @@ public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
     throw unreachable;
   }
 
-  /** The range's answer, its headers at least, within {@code deadline}. */
-  private static HttpResponse<InputStream> send(
-      HttpClient http, HttpRequest request, Duration deadline) {
-    CompletableFuture<HttpResponse<InputStream>> response =
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+  /**
+   * The range's answer, its headers at least (the request's timeout), with the JDK client's
+   * blocking send: its {@code sendAsync} completes on the common fork-join pool, which a busy
+   * application may keep from ever running it.
+   */
+  private static HttpResponse<InputStream> send(HttpClient http, HttpRequest request) {
     try {
-      return response.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      response.cancel(true);
-      HttpTimeoutException cause =
-          new HttpTimeoutException("no answer within " + deadline.toMillis() + " ms");
-      throw new UncheckedIOException(
-          "range request to " + request.uri() + " failed: " + cause, cause);
+      return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
     } catch (InterruptedException e) {
-      response.cancel(true);
       Thread.currentThread().interrupt();
-      throw new UncheckedIOException(new IOException("interrupted", e));
-    } catch (java.util.concurrent.ExecutionException e) {
-      IOException cause =
-          e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-      throw new UncheckedIOException(
-          "range request to " + request.uri() + " failed: " + cause, cause);
+      throw new UncheckedIOException(new InterruptedIOException("interrupted"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("range request to " + request.uri() + " failed: " + e, e);
     }
   }
 

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -72,22 +73,26 @@ final class RetryingSender {
   private final ConcurrencyLimit limit;
   private final ClientSettings settings;
   private final ScheduledExecutorService timers;
+  private final ExecutorService exchanges;
 
   /**
    * @param timers runs deadlines, attempt timeouts and back-offs; its tasks are short and never
    *     block
+   * @param exchanges runs each exchange's blocking send, a virtual thread each
    */
   RetryingSender(
       HttpClient http,
       Endpoints endpoints,
       ConcurrencyLimit limit,
       ClientSettings settings,
-      ScheduledExecutorService timers) {
+      ScheduledExecutorService timers,
+      ExecutorService exchanges) {
     this.http = http;
     this.endpoints = endpoints;
     this.limit = limit;
     this.settings = settings;
     this.timers = timers;
+    this.exchanges = exchanges;
   }
 
   /**
@@ -180,10 +185,7 @@ final class RetryingSender {
     Duration timeout = Duration.ofNanos(Math.min(left, settings.attemptTimeout().toNanos()));
     CompletableFuture<HttpResponse<byte[]>> sent;
     try {
-      sent =
-          http.sendAsync(
-              flight.call.request(node, timeout, settings.authorization()),
-              HttpResponse.BodyHandlers.ofByteArray());
+      sent = exchange(flight.call.request(node, timeout, settings.authorization()));
     } catch (RuntimeException e) {
       release.run();
       flight.result.completeExceptionally(e);
@@ -204,6 +206,34 @@ final class RetryingSender {
           }
           next(flight, attempt, new Outcome(node, response, cause));
         });
+  }
+
+  /**
+   * The exchange of {@code request}, sent by a virtual thread with the JDK client's blocking send;
+   * cancelling the future interrupts it, which aborts the exchange. Not {@code sendAsync}: that
+   * completes its future on the common fork-join pool, so an application keeping that pool busy
+   * (one task is enough on two cores) would stall every call.
+   */
+  private CompletableFuture<HttpResponse<byte[]>> exchange(HttpRequest request) {
+    CompletableFuture<HttpResponse<byte[]>> sent = new CompletableFuture<>();
+    Future<?> task =
+        exchanges.submit(
+            () -> {
+              try {
+                sent.complete(http.send(request, HttpResponse.BodyHandlers.ofByteArray()));
+              } catch (InterruptedException e) {
+                sent.cancel(false);
+              } catch (IOException | RuntimeException e) {
+                sent.completeExceptionally(e);
+              }
+            });
+    sent.whenComplete(
+        (response, error) -> {
+          if (sent.isCancelled()) {
+            task.cancel(true);
+          }
+        });
+    return sent;
   }
 
   private record Outcome(URI node, HttpResponse<byte[]> response, Throwable error) {}

@@ -20,8 +20,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A request whose exchange never ends (the node took the connection, then neither read the body nor
  * answered) fails at its call's deadline and gives its turn back: the calls after it, through a
- * client that allows one request in flight, still complete.
+ * client that allows one request in flight, still complete. And calls do not depend on the common
+ * fork-join pool, which an application may keep busy.
  */
 @Timeout(30)
 class KvorumClientStuckSendTest {
@@ -158,6 +162,36 @@ class KvorumClientStuckSendTest {
       assertThat(timedOut).as("calls that waited for their turn until their deadline").isPositive();
       // The calls that gave up waiting took no turn with them: the next one is sent at once.
       assertThat(kv.put("next", "v")).isEqualTo("\"7.0\"");
+    }
+  }
+
+  @Test
+  void callsCompleteWhileTheCommonPoolIsBusy() {
+    // An application's tasks that keep every worker of the common pool (one, on two cores) busy.
+    AtomicBoolean busy = new AtomicBoolean(true);
+    List<CompletableFuture<Void>> tasks =
+        IntStream.range(0, ForkJoinPool.getCommonPoolParallelism())
+            .mapToObj(
+                i ->
+                    CompletableFuture.runAsync(
+                        () -> {
+                          while (busy.get()) {
+                            LockSupport.parkNanos(500_000);
+                          }
+                        }))
+            .toList();
+    try (KvorumClient kv =
+        KvorumClient.builder()
+            .discovery(false)
+            .seed("127.0.0.1", node.getAddress().getPort())
+            .deadline(Duration.ofSeconds(5))
+            .build()) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(kv.put("while-busy-" + i, "v")).isEqualTo("\"7.0\"");
+      }
+    } finally {
+      busy.set(false);
+      tasks.forEach(CompletableFuture::join);
     }
   }
 }
