@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -103,18 +104,23 @@ final class RetryingSender {
    */
   CompletableFuture<HttpResponse<byte[]>> send(Call call) {
     Flight flight = new Flight(call, System.nanoTime() + call.deadline().toNanos());
-    ScheduledFuture<?> deadline =
-        timers.schedule(
-            () ->
-                flight.result.completeExceptionally(
-                    unreachable(
-                        call,
-                        new HttpTimeoutException(
-                            "no answer within the deadline of "
-                                + call.deadline().toMillis()
-                                + " ms"))),
-            call.deadline().toNanos(),
-            TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> deadline;
+    try {
+      deadline =
+          timers.schedule(
+              () ->
+                  flight.result.completeExceptionally(
+                      unreachable(
+                          call,
+                          new HttpTimeoutException(
+                              "no answer within the deadline of "
+                                  + call.deadline().toMillis()
+                                  + " ms"))),
+              call.deadline().toNanos(),
+              TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(closed(call, e));
+    }
     flight.result.whenComplete(
         (response, error) -> {
           deadline.cancel(false);
@@ -186,6 +192,10 @@ final class RetryingSender {
     CompletableFuture<HttpResponse<byte[]>> sent;
     try {
       sent = exchange(flight.call.request(node, timeout, settings.authorization()));
+    } catch (RejectedExecutionException e) {
+      release.run();
+      flight.result.completeExceptionally(closed(flight.call, e));
+      return;
     } catch (RuntimeException e) {
       release.run();
       flight.result.completeExceptionally(e);
@@ -322,6 +332,11 @@ final class RetryingSender {
       }
     }
     return false;
+  }
+
+  /** A call on a closed client: no node can be asked, as when none answers. */
+  private UncheckedIOException closed(Call call, RejectedExecutionException e) {
+    return unreachable(call, new IOException("the client is closed", e));
   }
 
   private UncheckedIOException unreachable(Call call, Throwable error) {

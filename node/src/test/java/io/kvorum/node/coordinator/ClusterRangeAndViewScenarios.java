@@ -182,7 +182,6 @@ abstract class ClusterRangeAndViewScenarios {
     }
   }
 
-
   /**
    * A full range through n1 during which {@code lost} drop off the network once the client has read
    * {@value #LOSE_AFTER} entries; their batches come slowly, so the range is still streaming then.

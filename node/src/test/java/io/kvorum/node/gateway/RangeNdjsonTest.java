@@ -15,6 +15,7 @@ import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.RechunkingProxy;
 import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.testing.TestNode;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -135,9 +136,17 @@ class RangeNdjsonTest {
 
     storage.failScansAfter(1);
     try (RangeReader reader = kv.range("cut/".getBytes(UTF_8), null)) {
+      // The node's reason when the client read the error line before the connection ended, else
+      // an I/O error (the JDK client may report the cut before the last bytes): never an end.
       assertThatThrownBy(() -> reader.forEachRemaining(entry -> {}))
-          .isInstanceOf(KvorumClientException.class)
-          .hasMessageContaining("range cut off");
+          .isInstanceOfAny(KvorumClientException.class, UncheckedIOException.class)
+          .satisfies(
+              cut -> {
+                if (cut instanceof KvorumClientException reason) {
+                  assertThat(reason.status()).isEqualTo(504);
+                  assertThat(reason).hasMessageContaining("range cut off");
+                }
+              });
       assertThat(reader.complete()).isFalse();
     }
   }
