@@ -50,6 +50,9 @@ public final class KvorumApi {
   /** The media type of a batch of versioned records posted to {@link #PATH_LOAD}. */
   public static final String RECORDS = "application/vnd.kvorum.records";
 
+  /** The media type of a range as newline-delimited JSON (SPEC §2), asked for with Accept. */
+  public static final String NDJSON = "application/x-ndjson";
+
   /** The reason phrase of a 504 that means the quorum was not reached. */
   public static final String NOT_ENOUGH_REPLICAS = "Not Enough Replicas";
 

@@ -1,8 +1,8 @@
 package io.kvorum.api;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,96 +12,159 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
- * A small blocking client of kvorum's HTTP API, for tests, benchmarks and scripts. Keys and values
- * are raw bytes ({@code String} overloads use UTF-8). Thread-safe; one instance per server.
+ * A client of a kvorum cluster's HTTP API. Keys and values are raw bytes ({@code String} overloads
+ * use UTF-8). Thread-safe; one instance per application.
  *
  * <pre>{@code
- * try (KvorumClient kv = KvorumClient.connect("localhost", 8080)) {
+ * try (KvorumClient kv = KvorumClient.builder()
+ *     .seeds("kv-0.example:8080", "kv-1.example:8080")
+ *     .tlsCa(Path.of("ca.crt"))
+ *     .token(System.getenv("KVORUM_TOKEN"))
+ *     .build()) {
  *   kv.put("greeting", "hello");
  *   Optional<String> v = kv.getUtf8("greeting");
+ *   CompletableFuture<String> tag = kv.putAsync(key, value, Consistency.DEFAULT, null);
  * }
  * }</pre>
  *
- * Every write answers the entity tag of the version it wrote; {@link #getVersioned} reads a value
- * with its tag, and {@link #putIfMatch}, {@link #putIfAbsent} and {@link #deleteIfMatch} write only
- * if the key is still at that version (a linearizable compare-and-set per key), which {@link
- * #compareAndSet} retries for a read-modify-write.
+ * <p>Requests go to the seed nodes and the members learned from {@code /v0/cluster}, in turn. A
+ * node that refuses the connection or answers {@code 503} is skipped for a while and the request
+ * goes to another after a jittered back-off that honours {@code Retry-After}, within the call's
+ * deadline. Reads, deletes and unconditional writes are retried after any failure (every {@code
+ * PUT} is idempotent under last-writer-wins); a conditional write only when it never reached a
+ * node, never after an answer that leaves its effect unknown.
  *
- * <p>Errors come as {@link KvorumClientException} with the HTTP status (504 when the quorum was not
- * reached, 400 for bad parameters); I/O failures as {@link UncheckedIOException}. A failed
- * condition is no error: it is a {@link ConditionalResult} that did not apply.
+ * <p>Every write answers the entity tag of the version it wrote; {@link #getVersioned} reads a
+ * value with its tag, and {@link #putIfMatch}, {@link #putIfAbsent} and {@link #deleteIfMatch}
+ * write only if the key is still at that version (a linearizable compare-and-set per key), which
+ * {@link #compareAndSet} retries for a read-modify-write.
+ *
+ * <p>Errors come as {@link KvorumClientException} and its subclasses (from the problem+json body);
+ * when no node answered within the deadline, as {@link UncheckedIOException}. A failed condition is
+ * no error: it is a {@link ConditionalResult} that did not apply. The {@code …Async} methods fail
+ * their future with the same exceptions.
  */
 public final class KvorumClient implements AutoCloseable {
-  private final InetSocketAddress server;
-  private final URI base;
+  private static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(30);
+
+  private final ClientSettings settings;
   private final HttpClient http;
-  private final Duration timeout;
-  private final String authorization;
+  private final Endpoints endpoints;
+  private final RetryingSender sender;
+  private final ScheduledExecutorService timers;
+  private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
+  private volatile long discoveredAt;
 
-  private KvorumClient(InetSocketAddress server, Duration timeout) {
-    this(server, timeout, null);
-  }
-
-  private KvorumClient(InetSocketAddress server, Duration timeout, String token) {
-    this.authorization = token == null ? null : "Bearer " + token;
-    this.server = server;
-    this.base = URI.create("http://" + server.getHostString() + ":" + server.getPort());
-    this.timeout = timeout;
-    this.http =
+  KvorumClient(ClientSettings settings) {
+    this.settings = settings;
+    HttpClient.Builder builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(timeout)
-            .build();
+            .connectTimeout(settings.attemptTimeout());
+    if (settings.tls() != null) {
+      builder.sslContext(settings.tls());
+    }
+    this.http = builder.build();
+    this.endpoints = new Endpoints(settings.seeds());
+    ScheduledThreadPoolExecutor timers =
+        new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().name("kvorum-client-timer").daemon().factory());
+    timers.setRemoveOnCancelPolicy(true);
+    this.timers = timers;
+    this.sender =
+        new RetryingSender(
+            http,
+            endpoints,
+            new ConcurrencyLimit(settings.maxInFlight()),
+            settings,
+            timers,
+            exchanges);
+    this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
-  /** A client of the node at {@code host:port}, with a 10 s timeout per request. */
+  /** A builder of a client: seeds, TLS, token, deadlines, retries. */
+  public static KvorumClientBuilder builder() {
+    return new KvorumClientBuilder();
+  }
+
+  /**
+   * A client of the node at {@code host:port} alone, each call's deadline 10 s: every request goes
+   * to that node, once, and its answer (a {@code 503} too) is the caller's. For a client of the
+   * cluster, which learns the other members and fails over to them, use {@link #builder()} with
+   * {@link KvorumClientBuilder#seeds}.
+   */
   public static KvorumClient connect(String host, int port) {
     return connect(host, port, Duration.ofSeconds(10));
   }
 
+  /** As {@link #connect(String, int)}, each call's deadline {@code timeout}. */
   public static KvorumClient connect(String host, int port, Duration timeout) {
-    return new KvorumClient(InetSocketAddress.createUnresolved(host, port), timeout);
+    return builder()
+        .seed(host, port)
+        .discovery(false)
+        .maxAttempts(1)
+        .deadline(timeout)
+        .attemptTimeout(timeout)
+        .build();
   }
 
   /**
-   * A client of the same node that sends {@code token} as {@code Authorization: Bearer} with every
+   * A client of the same nodes that sends {@code token} as {@code Authorization: Bearer} with every
    * request, for nodes run with {@code --auth-tokens}. This client stays as it was; close both.
    */
   public KvorumClient withToken(String token) {
-    if (token == null || token.isBlank()) {
-      throw new IllegalArgumentException("a token must not be empty");
-    }
-    return new KvorumClient(server, timeout, token.strip());
+    return new KvorumClient(settings.withAuthorization(KvorumClientBuilder.bearer(token)));
   }
 
+  /** The first seed's base URI (e.g. {@code http://localhost:8080}). */
   public URI baseUri() {
-    return base;
+    return settings.seeds().get(0);
   }
 
-  /** The value of {@code key}, or empty if it is absent, deleted or expired. */
-  public Optional<byte[]> get(byte[] key, Consistency consistency) {
-    HttpResponse<byte[]> response = send(entity(key, consistency, "").GET());
-    if (response.statusCode() == 404) {
-      return Optional.empty();
-    }
-    return Optional.of(expect(response, 200).body());
+  /** The nodes this client sends to: its seeds and the members it learned. */
+  public List<URI> nodes() {
+    return endpoints.all();
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  public CompletableFuture<Optional<Versioned>> getVersionedAsync(
+      byte[] key, Consistency consistency) {
+    return call("GET", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+        .thenApply(
+            response ->
+                response.statusCode() == 404
+                    ? Optional.empty()
+                    : Optional.of(new Versioned(expect(response, 200).body(), etag(response))));
+  }
+
+  public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, Consistency consistency) {
+    return getVersionedAsync(key, consistency).thenApply(v -> v.map(Versioned::value));
   }
 
   /** The value of {@code key} with its entity tag, or empty if it is absent, deleted or expired. */
   public Optional<Versioned> getVersioned(byte[] key, Consistency consistency) {
-    HttpResponse<byte[]> response = send(entity(key, consistency, "").GET());
-    if (response.statusCode() == 404) {
-      return Optional.empty();
-    }
-    return Optional.of(new Versioned(expect(response, 200).body(), etag(response)));
+    return join(getVersionedAsync(key, consistency));
   }
 
   public Optional<Versioned> getVersioned(byte[] key) {
     return getVersioned(key, Consistency.DEFAULT);
+  }
+
+  /** The value of {@code key}, or empty if it is absent, deleted or expired. */
+  public Optional<byte[]> get(byte[] key, Consistency consistency) {
+    return join(getAsync(key, consistency));
   }
 
   public Optional<byte[]> get(byte[] key) {
@@ -112,15 +175,25 @@ public final class KvorumClient implements AutoCloseable {
     return get(utf8(key)).map(v -> new String(v, StandardCharsets.UTF_8));
   }
 
+  // ---- writes ---------------------------------------------------------------------------------
+
   /**
-   * Stores {@code value} under {@code key}.
+   * Stores {@code value} under {@code key}; completes with the entity tag of the version written.
    *
    * @param ttl how long the value lives, or null for ever
    * @return the entity tag of the version written, or null from a node of kvorum 0.1.0, which
    *     answers none (a cluster in the middle of its upgrade)
    */
+  public CompletableFuture<String> putAsync(
+      byte[] key, byte[] value, Consistency consistency, Duration ttl) {
+    String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
+    return call("PUT", entity(key, consistency, extra), value, RetryingSender.Repeat.SAFE)
+        .thenApply(response -> etagIfAny(expect(response, 201)));
+  }
+
+  /** Stores {@code value} under {@code key}, as {@link #putAsync} does, and waits. */
   public String put(byte[] key, byte[] value, Consistency consistency, Duration ttl) {
-    return etagIfAny(expect(send(putRequest(key, value, consistency, ttl)), 201));
+    return join(putAsync(key, value, consistency, ttl));
   }
 
   public String put(byte[] key, byte[] value, Consistency consistency) {
@@ -136,11 +209,16 @@ public final class KvorumClient implements AutoCloseable {
   }
 
   /**
-   * Deletes {@code key}; answers the entity tag of the tombstone's version, or null from a node of
-   * kvorum 0.1.0, which answers none.
+   * Deletes {@code key}; completes with the entity tag of the tombstone's version, or null from a
+   * node of kvorum 0.1.0, which answers none.
    */
+  public CompletableFuture<String> deleteAsync(byte[] key, Consistency consistency) {
+    return call("DELETE", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+        .thenApply(response -> etagIfAny(expect(response, 202)));
+  }
+
   public String delete(byte[] key, Consistency consistency) {
-    return etagIfAny(expect(send(entity(key, consistency, "").DELETE()), 202));
+    return join(deleteAsync(key, consistency));
   }
 
   public String delete(byte[] key) {
@@ -151,23 +229,34 @@ public final class KvorumClient implements AutoCloseable {
     return delete(utf8(key));
   }
 
+  // ---- conditional writes: never repeated once sent --------------------------------------------
+
   /** Stores {@code value} only if {@code key} is absent (never written, deleted or expired). */
-  public ConditionalResult putIfAbsent(byte[] key, byte[] value) {
-    return conditional(
-        putRequest(key, value, Consistency.DEFAULT, null).header(KvorumApi.IF_NONE_MATCH, "*"),
-        201);
+  public CompletableFuture<ConditionalResult> putIfAbsentAsync(byte[] key, byte[] value) {
+    return conditional("PUT", key, value, 201, KvorumApi.IF_NONE_MATCH, "*");
   }
 
   /** Stores {@code value} only if {@code key}'s current version is the one {@code etag} names. */
-  public ConditionalResult putIfMatch(byte[] key, byte[] value, String etag) {
-    return conditional(
-        putRequest(key, value, Consistency.DEFAULT, null).header(KvorumApi.IF_MATCH, etag), 201);
+  public CompletableFuture<ConditionalResult> putIfMatchAsync(
+      byte[] key, byte[] value, String etag) {
+    return conditional("PUT", key, value, 201, KvorumApi.IF_MATCH, etag);
   }
 
   /** Deletes {@code key} only if its current version is the one {@code etag} names. */
+  public CompletableFuture<ConditionalResult> deleteIfMatchAsync(byte[] key, String etag) {
+    return conditional("DELETE", key, null, 202, KvorumApi.IF_MATCH, etag);
+  }
+
+  public ConditionalResult putIfAbsent(byte[] key, byte[] value) {
+    return join(putIfAbsentAsync(key, value));
+  }
+
+  public ConditionalResult putIfMatch(byte[] key, byte[] value, String etag) {
+    return join(putIfMatchAsync(key, value, etag));
+  }
+
   public ConditionalResult deleteIfMatch(byte[] key, String etag) {
-    return conditional(
-        entity(key, Consistency.DEFAULT, "").DELETE().header(KvorumApi.IF_MATCH, etag), 202);
+    return join(deleteIfMatchAsync(key, etag));
   }
 
   /**
@@ -198,12 +287,23 @@ public final class KvorumClient implements AutoCloseable {
     }
   }
 
+  // ---- ranges ---------------------------------------------------------------------------------
+
   /**
-   * Streams the entries with {@code start <= key < end} (no upper bound if {@code end} is null).
-   * Close the reader when done with it.
+   * Streams the entries with {@code start <= key < end} (no upper bound if {@code end} is null) as
+   * NDJSON, reading as the caller iterates (memory stays flat). Close the reader when done with it.
    */
   public RangeReader range(byte[] start, byte[] end) {
-    return RangeReader.open(resolved(), start, end, timeout, authorization);
+    StringBuilder target =
+        new StringBuilder(KvorumApi.PATH_ENTITIES)
+            .append('?')
+            .append(KvorumApi.PARAM_START)
+            .append('=')
+            .append(Urls.encode(start));
+    if (end != null) {
+      target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
+    }
+    return RangeReader.open(http, endpoints, settings, target.toString());
   }
 
   /** Reads a whole range into memory; for small ranges. */
@@ -215,13 +315,16 @@ public final class KvorumClient implements AutoCloseable {
     return entries;
   }
 
+  // ---- the rest -------------------------------------------------------------------------------
+
   /**
-   * Whether the node reports ready ({@code /health/ready} answers 200: the answer of {@code
+   * Whether the first seed reports ready ({@code /health/ready} answers 200: the answer of {@code
    * /v0/status}, without a token when the node asks for tokens).
    */
   public boolean ready() {
     try {
-      return send(HttpRequest.newBuilder(base.resolve(KvorumApi.PATH_READY)).GET()).statusCode()
+      return send(HttpRequest.newBuilder(baseUri().resolve(KvorumApi.PATH_READY)).GET())
+              .statusCode()
           == 200;
     } catch (UncheckedIOException e) {
       return false;
@@ -229,35 +332,78 @@ public final class KvorumClient implements AutoCloseable {
   }
 
   /**
-   * Sends any request, with this client's token if it has one; for what the typed methods do not
-   * cover.
+   * Sends any request once, with this client's token if it has one and its per-attempt timeout; for
+   * what the typed methods do not cover.
    */
   public HttpResponse<byte[]> send(HttpRequest.Builder request) {
-    if (authorization != null) {
-      request.setHeader(KvorumApi.AUTHORIZATION, authorization);
+    if (settings.authorization() != null) {
+      request.setHeader(KvorumApi.AUTHORIZATION, settings.authorization());
     }
     try {
-      return http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
+      return http.send(
+          request.timeout(settings.attemptTimeout()).build(),
+          HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
-      throw new UncheckedIOException("request to " + base + " failed: " + e.getMessage(), e);
+      throw new UncheckedIOException("request failed: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new UncheckedIOException(new IOException("interrupted", e));
     }
   }
 
-  private HttpRequest.Builder putRequest(
-      byte[] key, byte[] value, Consistency consistency, Duration ttl) {
-    String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
-    return entity(key, consistency, extra).PUT(HttpRequest.BodyPublishers.ofByteArray(value));
+  private CompletableFuture<HttpResponse<byte[]>> call(
+      String method, String target, byte[] body, RetryingSender.Repeat repeat, String... headers) {
+    discoverIfDue();
+    return sender.send(
+        new RetryingSender.Call(method, target, body, headers, repeat, settings.deadline()));
   }
 
-  private ConditionalResult conditional(HttpRequest.Builder request, int success) {
-    HttpResponse<byte[]> response = send(request);
-    if (response.statusCode() == 412) {
-      return ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG));
+  private CompletableFuture<ConditionalResult> conditional(
+      String method, byte[] key, byte[] value, int success, String header, String tag) {
+    return call(
+            method,
+            entity(key, Consistency.DEFAULT, ""),
+            value,
+            RetryingSender.Repeat.NEVER_AFTER_SENDING,
+            header,
+            tag)
+        .thenApply(
+            response ->
+                response.statusCode() == 412
+                    ? ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG))
+                    : ConditionalResult.written(etag(expect(response, success))));
+  }
+
+  /**
+   * Learns the cluster's members from {@code /v0/cluster} now and then, in the background; a failed
+   * attempt changes nothing (the seeds remain).
+   */
+  private void discoverIfDue() {
+    long now = System.nanoTime();
+    long last = discoveredAt;
+    if (!settings.discovery() || now - last < DISCOVERY_INTERVAL.toNanos()) {
+      return;
     }
-    return ConditionalResult.written(etag(expect(response, success)));
+    discoveredAt = now;
+    URI node = endpoints.next();
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(node.resolve(KvorumApi.PATH_CLUSTER))
+            .timeout(settings.attemptTimeout());
+    if (settings.authorization() != null) {
+      request.header(KvorumApi.AUTHORIZATION, settings.authorization());
+    }
+    exchanges.execute(
+        () -> {
+          try {
+            HttpResponse<byte[]> response =
+                http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 200) {
+              endpoints.learn(node, Json.object(response.body()));
+            }
+          } catch (IOException | InterruptedException e) {
+            // no view from that node this time: keep what we have
+          }
+        });
   }
 
   private static String etagIfAny(HttpResponse<byte[]> response) {
@@ -282,28 +428,40 @@ public final class KvorumClient implements AutoCloseable {
     }
   }
 
-  private HttpRequest.Builder entity(byte[] key, Consistency consistency, String extra) {
-    return HttpRequest.newBuilder(
-        base.resolve(
-            KvorumApi.PATH_ENTITY
-                + "?"
-                + KvorumApi.PARAM_ID
-                + "="
-                + Urls.encode(key)
-                + consistency.query()
-                + extra));
+  private static String entity(byte[] key, Consistency consistency, String extra) {
+    return KvorumApi.PATH_ENTITY
+        + "?"
+        + KvorumApi.PARAM_ID
+        + "="
+        + Urls.encode(key)
+        + consistency.query()
+        + extra;
   }
 
   private static HttpResponse<byte[]> expect(HttpResponse<byte[]> response, int status) {
     if (response.statusCode() != status) {
-      throw new KvorumClientException(
-          response.statusCode(), new String(response.body(), StandardCharsets.UTF_8));
+      throw KvorumClientException.of(response.statusCode(), response.body());
     }
     return response;
   }
 
-  private InetSocketAddress resolved() {
-    return new InetSocketAddress(server.getHostString(), server.getPort());
+  /**
+   * The result of a blocking call: its value, or the exception the future failed with. The future
+   * completes by the call's deadline; an interrupt ends the wait sooner.
+   */
+  private static <T> T join(CompletableFuture<T> future) {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        cause.addSuppressed(new Exception("called from here"));
+        throw cause;
+      }
+      throw new CompletionException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new InterruptedIOException("interrupted while waiting"));
+    }
   }
 
   private static byte[] utf8(String text) {
@@ -312,6 +470,11 @@ public final class KvorumClient implements AutoCloseable {
 
   @Override
   public void close() {
+    // Calls still in flight fail now (the exchanges are aborted) or by their deadline (the timers
+    // already set still run); the JDK client's close() would wait for them otherwise.
+    http.shutdownNow();
+    timers.shutdown();
+    exchanges.shutdownNow();
     http.close();
   }
 }

@@ -8,8 +8,13 @@ import java.util.Arrays;
  *
  * @param key the key's bytes
  * @param value the value's bytes
+ * @param etag the entity tag of the value's version, or null if the server did not say
  */
-public record RangeEntry(byte[] key, byte[] value) {
+public record RangeEntry(byte[] key, byte[] value, String etag) {
+  public RangeEntry(byte[] key, byte[] value) {
+    this(key, value, null);
+  }
+
   public String keyUtf8() {
     return new String(key, StandardCharsets.UTF_8);
   }

@@ -1,123 +1,102 @@
 package io.kvorum.api;
 
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.Closeable;
+import java.io.BufferedReader;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Arrays;
+import java.util.Base64;
 import java.util.Iterator;
-import java.util.Locale;
+import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * Reads a range response entry by entry as it streams in. Each HTTP chunk is one entry ({@code key
- * '\n' value}), which is why this speaks HTTP/1.1 on a plain socket: general HTTP clients do not
- * expose chunk boundaries, and values may contain '\n'.
+ * Reads a range response entry by entry as it streams in, in its NDJSON form (SPEC §2: one JSON
+ * object a line, base64 key and value, a last line {@code {"end": true}}), with the JDK's client:
+ * the body is read as the caller iterates, so memory stays flat however large the range.
  *
- * <p>A response cut off before its final empty chunk (a node failed mid-stream) makes {@link
- * #hasNext()} throw {@link UncheckedIOException} wrapping an {@link EOFException}: the caller never
- * mistakes a partial range for a complete one.
+ * <p>A range that stops before its end line (a node failed mid-stream; the line before the cut then
+ * says why, as {@code {"error": problem}}) makes {@link #hasNext()} throw: {@link
+ * KvorumClientException} with the problem when the node said why, else {@link UncheckedIOException}
+ * wrapping an {@link EOFException}. The caller never mistakes a partial range for a complete one.
  */
-public final class RangeReader implements Iterator<RangeEntry>, Closeable {
-  private final Socket socket;
-  private final InputStream in;
+public final class RangeReader implements Iterator<RangeEntry>, AutoCloseable {
+  private final InputStream body;
+  private final BufferedReader lines;
   private RangeEntry next;
   private boolean finished;
 
-  private RangeReader(Socket socket, InputStream in) {
-    this.socket = socket;
-    this.in = in;
-  }
-
-  static RangeReader open(
-      InetSocketAddress server, byte[] start, byte[] end, Duration readTimeout) {
-    return open(server, start, end, readTimeout, null);
+  private RangeReader(InputStream body) {
+    this.body = body;
+    this.lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8), 1 << 16);
   }
 
   /**
-   * Starts the range request.
-   *
-   * @param authorization the value of the {@code Authorization} header, or null for none
+   * Starts the range request on the next node in turn and, if that node cannot be reached or is
+   * unavailable, on the others (a range not yet started is safe to ask again).
    */
   static RangeReader open(
-      InetSocketAddress server,
-      byte[] start,
-      byte[] end,
-      Duration readTimeout,
-      String authorization) {
-    StringBuilder target =
-        new StringBuilder(KvorumApi.PATH_ENTITIES)
-            .append('?')
-            .append(KvorumApi.PARAM_START)
-            .append('=')
-            .append(Urls.encode(start));
-    if (end != null) {
-      target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
+      HttpClient http, Endpoints endpoints, ClientSettings settings, String target) {
+    UncheckedIOException unreachable = null;
+    for (int attempt = 0; attempt < Math.max(1, endpoints.all().size()); attempt++) {
+      URI node = endpoints.next();
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(node.resolve(target))
+              .header("Accept", KvorumApi.NDJSON)
+              .timeout(settings.deadline())
+              .GET();
+      if (settings.authorization() != null) {
+        request.header(KvorumApi.AUTHORIZATION, settings.authorization());
+      }
+      HttpResponse<InputStream> response;
+      try {
+        response = send(http, request.build());
+      } catch (UncheckedIOException e) {
+        endpoints.markDown(node, settings.downFor().toNanos());
+        unreachable = e;
+        continue;
+      }
+      if (response.statusCode() == 200) {
+        return new RangeReader(response.body());
+      }
+      byte[] problem = readAll(response.body());
+      if (response.statusCode() != 503) {
+        throw KvorumClientException.of(response.statusCode(), problem);
+      }
+      endpoints.markDown(node, settings.downFor().toNanos());
+      unreachable = new UncheckedIOException(new IOException(node + " answered 503"));
     }
-    Socket socket = new Socket();
+    throw unreachable;
+  }
+
+  /**
+   * The range's answer, its headers at least (the request's timeout), with the JDK client's
+   * blocking send: its {@code sendAsync} completes on the common fork-join pool, which a busy
+   * application may keep from ever running it.
+   */
+  private static HttpResponse<InputStream> send(HttpClient http, HttpRequest request) {
     try {
-      socket.connect(server, (int) readTimeout.toMillis());
-      socket.setSoTimeout((int) readTimeout.toMillis());
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          ("GET "
-                  + target
-                  + " HTTP/1.1\r\nHost: "
-                  + server.getHostString()
-                  + ":"
-                  + server.getPort()
-                  + (authorization == null
-                      ? ""
-                      : "\r\n" + KvorumApi.AUTHORIZATION + ": " + authorization)
-                  + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.ISO_8859_1));
-      out.flush();
-      RangeReader reader =
-          new RangeReader(socket, new BufferedInputStream(socket.getInputStream()));
-      reader.readHead();
-      return reader;
+      return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new InterruptedIOException("interrupted"));
     } catch (IOException e) {
-      closeQuietly(socket);
-      throw new UncheckedIOException("range request to " + server + " failed", e);
-    } catch (RuntimeException e) {
-      closeQuietly(socket);
-      throw e;
+      throw new UncheckedIOException("range request to " + request.uri() + " failed: " + e, e);
     }
   }
 
-  private void readHead() throws IOException {
-    String statusLine = readLine();
-    String[] parts = statusLine.split(" ", 3);
-    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
-      throw new IOException("not an HTTP response: " + statusLine);
-    }
-    int status = Integer.parseInt(parts[1]);
-    boolean chunked = false;
-    int contentLength = -1;
-    for (String line = readLine(); !line.isEmpty(); line = readLine()) {
-      int colon = line.indexOf(':');
-      String name = line.substring(0, Math.max(colon, 0)).trim().toLowerCase(Locale.ROOT);
-      String value = line.substring(colon + 1).trim();
-      if (name.equals("transfer-encoding")) {
-        chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-      } else if (name.equals("content-length")) {
-        contentLength = Integer.parseInt(value);
-      }
-    }
-    if (status != 200) {
-      byte[] body = contentLength >= 0 ? in.readNBytes(contentLength) : in.readAllBytes();
-      throw new KvorumClientException(status, new String(body, StandardCharsets.UTF_8));
-    }
-    if (!chunked) {
-      throw new IOException("a range response must be chunked");
+  private static byte[] readAll(InputStream in) {
+    try (in) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      return new byte[0];
     }
   }
 
@@ -129,6 +108,9 @@ public final class RangeReader implements Iterator<RangeEntry>, Closeable {
       } catch (IOException e) {
         close();
         throw new UncheckedIOException("range response incomplete", e);
+      } catch (RuntimeException e) {
+        close();
+        throw e;
       }
     }
     return next != null;
@@ -144,74 +126,49 @@ public final class RangeReader implements Iterator<RangeEntry>, Closeable {
     return entry;
   }
 
-  /** Whether the final chunk arrived: the range is complete. */
+  /** Whether the end line arrived: the range is complete. */
   public boolean complete() {
     return finished;
   }
 
   private RangeEntry readEntry() throws IOException {
-    String sizeLine = readLine();
-    int semicolon = sizeLine.indexOf(';');
-    int size =
-        Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
-    if (size == 0) {
-      while (!readLine().isEmpty()) {
-        // trailers: none expected, skipped
-      }
+    String line = lines.readLine();
+    if (line == null) {
+      throw new EOFException("the range ended without its end line");
+    }
+    Map<String, Object> object = Json.object(line.getBytes(StandardCharsets.UTF_8));
+    if (Boolean.TRUE.equals(object.get("end"))) {
       finished = true;
       close();
       return null;
     }
-    byte[] chunk = in.readNBytes(size);
-    if (chunk.length < size) {
-      throw new EOFException("connection closed inside a chunk");
+    if (object.get("error") instanceof Map<?, ?> problem) {
+      Object status = problem.get("status");
+      throw KvorumClientException.of(
+          status instanceof Number n ? n.intValue() : 500,
+          problem.get("title") instanceof String t ? t : null,
+          "range cut off: " + (problem.get("detail") instanceof String d ? d : "no detail"),
+          Json.text(problem));
     }
-    if (!readLine().isEmpty()) {
-      throw new IOException("malformed chunk");
+    if (!(object.get("key") instanceof String key)
+        || !(object.get("value") instanceof String value)) {
+      throw new IOException("a range line without key and value: " + abbreviated(line));
     }
-    int separator = indexOf(chunk, (byte) '\n');
-    if (separator < 0) {
-      throw new IOException("a range chunk without the key/value separator");
-    }
+    Base64.Decoder base64 = Base64.getDecoder();
     return new RangeEntry(
-        Arrays.copyOfRange(chunk, 0, separator),
-        Arrays.copyOfRange(chunk, separator + 1, chunk.length));
+        base64.decode(key),
+        base64.decode(value),
+        object.get("etag") instanceof String etag ? etag : null);
   }
 
-  private String readLine() throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream(64);
-    while (true) {
-      int b = in.read();
-      if (b < 0) {
-        throw new EOFException("connection closed before the end of the range");
-      }
-      if (b == '\n') {
-        byte[] bytes = line.toByteArray();
-        int length =
-            bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-        return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
-      }
-      line.write(b);
-    }
-  }
-
-  private static int indexOf(byte[] bytes, byte b) {
-    for (int i = 0; i < bytes.length; i++) {
-      if (bytes[i] == b) {
-        return i;
-      }
-    }
-    return -1;
+  private static String abbreviated(String line) {
+    return line.length() <= 80 ? line : line.substring(0, 80) + "…";
   }
 
   @Override
   public void close() {
-    closeQuietly(socket);
-  }
-
-  private static void closeQuietly(Socket socket) {
     try {
-      socket.close();
+      body.close();
     } catch (IOException e) {
       // nothing left to do
     }

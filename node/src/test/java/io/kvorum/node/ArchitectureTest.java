@@ -231,9 +231,10 @@ class ArchitectureTest {
                 NODE + ".cli.admin..",
                 "io.kvorum.api..",
                 "java..",
+                "javax.net.ssl..",
                 "picocli..",
                 "com.fasterxml.jackson..")
-            .as("status, decommission and remove are HTTP clients of a node, not parts of one"));
+            .as("the operator's and data commands are HTTP clients of a node, not parts of one"));
   }
 
   @Test

@@ -61,7 +61,7 @@ class ClockSkewProcessIT {
                 () -> a.put(utf8(key), utf8("through A"), Consistency.of(2, 3)));
         assertThat(refused).as("the write through A").isNotNull();
         assertThat(refused.status()).as(refused.detail()).isEqualTo(503);
-        JsonNode problem = JSON.readTree(refused.detail());
+        JsonNode problem = JSON.readTree(refused.body());
         assertThat(problem.path("clockOffsetMillis").asLong())
             .isBetween(HOUR - 10_000, HOUR + 10_000);
         assertThat(problem.path("maxClockOffsetMillis").asLong()).isEqualTo(500);

@@ -1,8 +1,12 @@
 package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
+import io.kvorum.node.cli.admin.DeleteCommand;
 import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.cli.admin.GetCommand;
+import io.kvorum.node.cli.admin.PutCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
+import io.kvorum.node.cli.admin.ScanCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.cli.load.LoadCommand;
@@ -40,7 +44,11 @@ import sun.misc.Signal;
       SnapshotCommand.class,
       LoadCommand.class,
       NodeZoneCommand.class,
-      HealthCheckCommand.class
+      HealthCheckCommand.class,
+      GetCommand.class,
+      PutCommand.class,
+      DeleteCommand.class,
+      ScanCommand.class
     },
     description = {
       "",

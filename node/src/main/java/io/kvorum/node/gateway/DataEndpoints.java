@@ -107,7 +107,7 @@ final class DataEndpoints {
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
-    new RangeStreamer(exchange, coordinator.range(range)).start();
+    new RangeStreamer(exchange, coordinator.range(range), RangeFormat.of(request)).start();
   }
 
   /**

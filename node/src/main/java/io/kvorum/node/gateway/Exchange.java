@@ -102,6 +102,11 @@ final class Exchange {
     finish("aborted", false);
   }
 
+  /** Writes {@code last} (the reason, in the body's own framing), then cuts off as above. */
+  void abort(ByteBuf last) {
+    ctx.writeAndFlush(new DefaultHttpContent(last)).addListener(f -> abort());
+  }
+
   void writabilityChanged() {
     if (streamListener != null) {
       streamListener.writabilityChanged();

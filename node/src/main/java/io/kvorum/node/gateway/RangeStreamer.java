@@ -1,9 +1,8 @@
 package io.kvorum.node.gateway;
 
-import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.ScanCursor;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -16,26 +15,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams a range as a chunked response, one chunk per entry ({@code key '\n' value}). It pulls the
- * next batch from the cursor only while the channel is writable, so a slow client slows the scan
- * instead of filling the heap. A failing cursor cuts the response off without its final chunk.
- * Event-loop confined.
+ * Streams a range as a chunked response in its {@link RangeFormat}. It pulls the next batch from
+ * the cursor only while the channel is writable, so a slow client slows the scan instead of filling
+ * the heap. A failing cursor cuts the response off without its final chunk (after an error line in
+ * NDJSON). Event-loop confined.
  */
 final class RangeStreamer implements Exchange.StreamListener {
   private static final Logger log = LoggerFactory.getLogger(RangeStreamer.class);
-  private static final byte[] SEPARATOR = {'\n'};
   private static final int BATCH_ENTRIES = 128;
   private static final long BATCH_BYTES = 256 << 10;
 
   private final Exchange exchange;
   private final ScanCursor cursor;
   private final ChannelHandlerContext ctx;
+  private final RangeFormat format;
   private boolean waitingForWritability;
   private boolean finished;
 
-  RangeStreamer(Exchange exchange, ScanCursor cursor) {
+  RangeStreamer(Exchange exchange, ScanCursor cursor, RangeFormat format) {
     this.exchange = exchange;
     this.cursor = cursor;
+    this.format = format;
     this.ctx = exchange.context();
   }
 
@@ -55,7 +55,7 @@ final class RangeStreamer implements Exchange.StreamListener {
               }
               HttpResponse head =
                   new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-              head.headers().set(HttpHeaderNames.CONTENT_TYPE, KvorumApi.OCTET_STREAM);
+              head.headers().set(HttpHeaderNames.CONTENT_TYPE, format.contentType());
               exchange.startStream(head, this);
               onBatch(batch, null);
             },
@@ -82,17 +82,25 @@ final class RangeStreamer implements Exchange.StreamListener {
     if (error != null) {
       log.warn("range cut off: {}", error.toString());
       release();
-      exchange.abort();
+      ByteBuf last = format.failure(error);
+      if (last != null) {
+        exchange.abort(last);
+      } else {
+        exchange.abort();
+      }
       return;
     }
     if (batch.isEmpty()) {
       release();
+      ByteBuf end = format.end();
+      if (end != null) {
+        exchange.chunk(end);
+      }
       exchange.endStream();
       return;
     }
     for (Entry entry : batch) {
-      exchange.chunk(
-          Unpooled.wrappedBuffer(entry.key().bytes(), SEPARATOR, entry.record().value()));
+      exchange.chunk(format.entry(entry));
     }
     ctx.flush();
     pump();

@@ -68,7 +68,7 @@ abstract class ClusterClockOffsetScenarios {
       throws IOException {
     try (TestCluster cluster = withN1On(TestWallClock.shiftedBy(Duration.ofHours(1)))) {
       KvorumClientException refused = refusedWrite(() -> put(cluster.client(1), "k", "a", 2));
-      JsonNode problem = JSON.readTree(refused.detail());
+      JsonNode problem = JSON.readTree(refused.body());
       assertThat(problem.path("clockOffsetMillis").asLong())
           .isBetween(HOUR - 10_000, HOUR + 10_000);
       assertThat(problem.path("maxClockOffsetMillis").asLong()).isEqualTo(500);
@@ -170,7 +170,7 @@ abstract class ClusterClockOffsetScenarios {
                         : System::currentTimeMillis)) {
       KvorumClientException refused = refusedWrite(() -> put(cluster.client(1), "k", "A", 2));
 
-      JsonNode problem = JSON.readTree(refused.detail());
+      JsonNode problem = JSON.readTree(refused.body());
       assertThat(problem.path("clockOffsetMillis").asLong()).isBetween(HOUR - 10_000, HOUR);
       assertThat(problem.path("maxClockOffsetMillis").asLong()).isEqualTo(500);
       assertThat(problem.path("detail").asText()).contains("refused the write");

@@ -169,7 +169,7 @@ abstract class ClusterGuaranteesScenarios {
               KvorumClientException.class, () -> get(cluster.client(1), "any", 3, 3));
 
       assertThat(failure.status()).isEqualTo(504);
-      JsonNode problem = new ObjectMapper().readTree(failure.detail());
+      JsonNode problem = new ObjectMapper().readTree(failure.body());
       assertThat(problem.path("required").asInt()).isEqualTo(3);
       assertThat(problem.path("failed").toString())
           .isEqualTo("{\"n3\":\"not available: " + cluster.refusedReason() + "\"}");

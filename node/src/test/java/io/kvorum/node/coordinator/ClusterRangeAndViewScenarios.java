@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
 import io.kvorum.api.RangeEntry;
 import io.kvorum.api.RangeReader;
 import io.kvorum.node.testing.RawHttpConnection;
@@ -107,6 +108,7 @@ abstract class ClusterRangeAndViewScenarios {
 
       Streamed twoLost = rangeLosing(cluster, 2, 3);
       assertThat(twoLost.complete()).as("two copies of each key, two nodes lost").isFalse();
+      assertCutOffSaysWhy(twoLost);
       assertThat(twoLost.keys())
           .as("what came before the cut is in order, without repeats")
           .hasSizeGreaterThanOrEqualTo(LOSE_AFTER)
@@ -125,6 +127,7 @@ abstract class ClusterRangeAndViewScenarios {
       Streamed range = rangeLosing(cluster, 3);
 
       assertThat(range.complete()).as("final chunk present").isFalse();
+      assertCutOffSaysWhy(range);
       assertThat(range.keys()).hasSizeLessThan(keys.size());
     }
   }
@@ -159,8 +162,25 @@ abstract class ClusterRangeAndViewScenarios {
     return keys;
   }
 
-  /** What a client read of a range: the keys, and whether the final chunk came. */
-  private record Streamed(List<String> keys, boolean complete) {}
+  /**
+   * What a client read of a range: the keys, whether its end line came, and what the reader threw
+   * when it did not (null if nothing).
+   */
+  private record Streamed(List<String> keys, boolean complete, RuntimeException cutOff) {}
+
+  /**
+   * The reader threw at the cut: the node's reason (its last line) as a 504, or, when the
+   * connection ended before that line was read, an I/O error; never a clean end.
+   */
+  private static void assertCutOffSaysWhy(Streamed range) {
+    assertThat(range.cutOff()).as("what the reader threw at the cut").isNotNull();
+    if (range.cutOff() instanceof KvorumClientException reason) {
+      assertThat(reason).isInstanceOf(KvorumClientException.NotEnoughReplicas.class);
+      assertThat(reason.detail()).startsWith("range cut off: ");
+    } else {
+      assertThat(range.cutOff()).isInstanceOf(UncheckedIOException.class);
+    }
+  }
 
   /**
    * A full range through n1 during which {@code lost} drop off the network once the client has read
@@ -171,6 +191,7 @@ abstract class ClusterRangeAndViewScenarios {
       cluster.delay(1, node, Duration.ofMillis(40));
     }
     List<String> keys = new ArrayList<>();
+    RuntimeException cutOff = null;
     try (RangeReader range = cluster.client(1).range(utf8("cut/"), utf8("cut0"))) {
       try {
         while (range.hasNext()) {
@@ -181,10 +202,11 @@ abstract class ClusterRangeAndViewScenarios {
             }
           }
         }
-      } catch (UncheckedIOException cutOff) {
-        // the response ended without its final chunk: complete() says so
+      } catch (KvorumClientException | UncheckedIOException e) {
+        // the node's reason, or the response ended without its end line: complete() says so
+        cutOff = e;
       }
-      return new Streamed(keys, range.complete());
+      return new Streamed(keys, range.complete(), cutOff);
     }
   }
 

@@ -11,5 +11,8 @@ public final class ExitCodes {
   /** Invalid options or configuration. */
   public static final int CONFIG = 2;
 
+  /** {@code get}: the key is absent (never written, deleted or expired). */
+  public static final int ABSENT = 3;
+
   private ExitCodes() {}
 }

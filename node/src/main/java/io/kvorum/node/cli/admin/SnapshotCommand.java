@@ -155,7 +155,7 @@ public final class SnapshotCommand implements Callable<Integer> {
   /** Prunes the series to --keep on every member; the exit code. */
   private int prune(SnapshotSeries series, List<String[]> members, PrintWriter out, PrintWriter err)
       throws InterruptedException {
-    List<String> notPruned = series.prune(members, keep, out, err);
+    List<String> notPruned = series.prune(node, members, keep, out, err);
     if (notPruned.isEmpty()) {
       return ExitCodes.OK;
     }
@@ -210,13 +210,18 @@ public final class SnapshotCommand implements Callable<Integer> {
       String given = httpAddresses.get(id);
       String base;
       if (given != null) {
-        base = "http://" + given;
+        base = node.scheme() + "://" + given;
       } else if (member.path("self").asBoolean()) {
         base = node.baseUrl();
       } else {
         String address = member.path("address").asText();
         int colon = address.lastIndexOf(':');
-        base = "http://" + (colon > 0 ? address.substring(0, colon) : address) + ":" + node.port;
+        base =
+            node.scheme()
+                + "://"
+                + (colon > 0 ? address.substring(0, colon) : address)
+                + ":"
+                + node.port;
       }
       members.add(new String[] {id, base});
     }
@@ -224,12 +229,11 @@ public final class SnapshotCommand implements Callable<Integer> {
   }
 
   /** Where the member put the snapshot (a path), or why it did not take it. */
-  private static String take(String baseUrl, String snapshot) throws InterruptedException {
+  private String take(String baseUrl, String snapshot) throws InterruptedException {
     HttpResponse<byte[]> answer;
     try {
       answer =
-          NodeAddress.send(
-              baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
+          node.send(baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
     } catch (NodeAddress.Unreachable e) {
       return e.getMessage();
     }

@@ -36,11 +36,12 @@ final class SnapshotSeries {
   }
 
   /**
-   * Deletes on every member this series' snapshots but the newest {@code keep}, printing each one
-   * deleted; returns the ids of the members where the list or a deletion failed (each named on
-   * {@code err} with the reason).
+   * Deletes on every member this series' snapshots but the newest {@code keep} (asking each with
+   * {@code node}'s token and TLS), printing each one deleted; returns the ids of the members where
+   * the list or a deletion failed (each named on {@code err} with the reason).
    */
-  List<String> prune(List<String[]> members, int keep, PrintWriter out, PrintWriter err)
+  List<String> prune(
+      NodeAddress node, List<String[]> members, int keep, PrintWriter out, PrintWriter err)
       throws InterruptedException {
     List<String> failed = new ArrayList<>();
     for (String[] m : members) {
@@ -48,7 +49,7 @@ final class SnapshotSeries {
       String baseUrl = m[1];
       String problem;
       try {
-        problem = prune(id, baseUrl, keep, out);
+        problem = prune(node, id, baseUrl, keep, out);
       } catch (NodeAddress.Unreachable e) {
         problem = e.getMessage();
       }
@@ -63,10 +64,10 @@ final class SnapshotSeries {
   }
 
   /** Null once the member holds at most {@code keep} of the series, else why not. */
-  private String prune(String id, String baseUrl, int keep, PrintWriter out)
+  private String prune(NodeAddress node, String id, String baseUrl, int keep, PrintWriter out)
       throws InterruptedException {
     HttpResponse<byte[]> listed =
-        NodeAddress.send(baseUrl, "GET", KvorumApi.PATH_SNAPSHOTS, NodeAddress.TIMEOUT);
+        node.send(baseUrl, "GET", KvorumApi.PATH_SNAPSHOTS, NodeAddress.TIMEOUT);
     JsonNode body = SnapshotCommand.json(listed.body());
     if (listed.statusCode() != 200 || body == null || !body.path("snapshots").isArray()) {
       return baseUrl + KvorumApi.PATH_SNAPSHOTS + " answered " + describe(listed, body);
@@ -82,8 +83,7 @@ final class SnapshotSeries {
     List<String> problems = new ArrayList<>();
     for (String old : ours.subList(Math.min(keep, ours.size()), ours.size())) {
       HttpResponse<byte[]> deleted =
-          NodeAddress.send(
-              baseUrl, "DELETE", KvorumApi.PATH_SNAPSHOTS + "/" + old, NodeAddress.TIMEOUT);
+          node.send(baseUrl, "DELETE", KvorumApi.PATH_SNAPSHOTS + "/" + old, NodeAddress.TIMEOUT);
       // 404: gone already (another run pruned it), which is what was asked.
       if (deleted.statusCode() == 204 || deleted.statusCode() == 404) {
         out.println(id + "  deleted " + old);

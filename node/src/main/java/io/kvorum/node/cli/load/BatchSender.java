@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /**
  * Posts batches of records to one node's {@code /v0/load} and retries a batch the cluster could not
@@ -23,26 +24,31 @@ final class BatchSender implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String baseUrl;
-  private final String token;
+  private final String authorization;
   private final int attempts;
   private final Duration firstBackoff;
   private final HttpClient http;
 
   /**
-   * @param token the bearer token, or null
+   * @param tls the client TLS context for an https {@code baseUrl}, or null
+   * @param authorization the {@code Authorization} header, or null
    * @param attempts how many times a batch is sent before its failure is final
    * @param firstBackoff the wait before the first retry, doubled before each next one
    */
-  BatchSender(String baseUrl, String token, int attempts, Duration firstBackoff) {
+  BatchSender(
+      String baseUrl, SSLContext tls, String authorization, int attempts, Duration firstBackoff) {
     this.baseUrl = baseUrl;
-    this.token = token;
+    this.authorization = authorization;
     this.attempts = attempts;
     this.firstBackoff = firstBackoff;
-    this.http =
+    HttpClient.Builder client =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(NodeAddress.TIMEOUT)
-            .build();
+            .connectTimeout(NodeAddress.TIMEOUT);
+    if (tls != null) {
+      client.sslContext(tls);
+    }
+    this.http = client.build();
   }
 
   /**
@@ -81,8 +87,8 @@ final class BatchSender implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return new Outcome("not a valid address: " + baseUrl, false);
     }
-    if (token != null) {
-      request.header(KvorumApi.AUTHORIZATION, "Bearer " + token);
+    if (authorization != null) {
+      request.header(KvorumApi.AUTHORIZATION, authorization);
     }
     HttpResponse<byte[]> answer;
     try {

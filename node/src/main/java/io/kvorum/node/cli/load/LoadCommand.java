@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -94,7 +95,8 @@ public final class LoadCommand implements Callable<Integer> {
       names = "--token-file",
       paramLabel = "FILE",
       description =
-          "A file whose first line is an admin token, for a cluster run with --auth-tokens.")
+          "A file whose first line is an admin token, for a cluster run with --auth-tokens"
+              + " (instead of --token or KVORUM_TOKEN).")
   Path tokenFile;
 
   @Override
@@ -115,15 +117,22 @@ public final class LoadCommand implements Callable<Integer> {
               + " data directory");
       return ExitCodes.CONFIG;
     }
-    String token;
+    String authorization;
+    SSLContext tls;
     try {
-      token = tokenFile == null ? null : token(tokenFile);
+      authorization =
+          tokenFile == null ? node.authorization() : NodeAddress.bearer(token(tokenFile));
+      tls = node.tls();
     } catch (IOException e) {
       err.println("kvorum-node load: --token-file " + tokenFile + " cannot be read: " + e);
       return ExitCodes.CONFIG;
+    } catch (NodeAddress.Unreachable e) {
+      err.println("kvorum-node load: " + e.getMessage());
+      return ExitCodes.CONFIG;
     }
     try (RecordSource reader = RecordSources.open(database);
-        BatchSender sender = new BatchSender(node.baseUrl(), token, ATTEMPTS, FIRST_BACKOFF)) {
+        BatchSender sender =
+            new BatchSender(node.baseUrl(), tls, authorization, ATTEMPTS, FIRST_BACKOFF)) {
       LoadProgress progress =
           new LoadProgress(err, terminal(), reader.estimatedRecords(), System::nanoTime);
       Loader loader = new Loader(sender, limiter(), progress, batch, parallel);

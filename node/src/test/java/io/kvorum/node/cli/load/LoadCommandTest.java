@@ -104,22 +104,12 @@ class LoadCommandTest {
     Path tokens =
         Files.writeString(dir.resolve("tokens"), ADMIN + " admin\n" + WRITER + " write\n");
     Path adminToken = Files.writeString(dir.resolve("admin-token"), ADMIN + "\n");
-    Path writeToken = Files.writeString(dir.resolve("write-token"), WRITER + "\n");
     try (TestNode node =
         TestNode.start(TestConfig.in(dir.resolve("new")).authTokens(tokens).build())) {
       String port = String.valueOf(node.port());
 
       Run anonymous = load("--from", from(), "--host", "127.0.0.1", "--port", port);
-      Run writer =
-          load(
-              "--from",
-              from(),
-              "--host",
-              "127.0.0.1",
-              "--port",
-              port,
-              "--token-file",
-              writeToken.toString());
+      Run writer = load("--from", from(), "--host", "127.0.0.1", "--port", port, "--token", WRITER);
       assertThat(anonymous.exit()).isEqualTo(1);
       // Batches go four at a time: whichever is refused first is named (CI saw k369..k818).
       assertThat(anonymous.err()).contains("401").containsPattern("from key 'k[0-9]+' to key");
@@ -147,6 +137,14 @@ class LoadCommandTest {
         assertThat(node.stored(record.getKey())).as(record.getKey()).contains(record.getValue());
       }
     }
+  }
+
+  @Test
+  void aTlsCaFileThatCannotBeReadIsABadOption() {
+    Run run = load("--from", from(), "--tls-ca", dir.resolve("no-such-ca.crt").toString());
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).contains("--tls-ca").contains("no-such-ca.crt");
   }
 
   @Test

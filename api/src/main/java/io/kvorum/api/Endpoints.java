@@ -1,0 +1,78 @@
+package io.kvorum.api;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The nodes a client sends to: its seeds and the members it learned from {@code /v0/cluster}, taken
+ * in turn (round-robin), skipping a node for a while after it failed to answer. Thread-safe.
+ */
+final class Endpoints {
+  private final List<URI> seeds;
+  private final Map<URI, Long> downUntilNanos = new ConcurrentHashMap<>();
+  private final AtomicInteger turn = new AtomicInteger();
+  private volatile List<URI> all;
+
+  Endpoints(List<URI> seeds) {
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("a client needs at least one node to talk to");
+    }
+    this.seeds = List.copyOf(seeds);
+    this.all = this.seeds;
+  }
+
+  List<URI> all() {
+    return all;
+  }
+
+  /** The next node in turn that is not marked down; if every node is, the next one anyway. */
+  URI next() {
+    List<URI> nodes = all;
+    long now = System.nanoTime();
+    for (int i = 0; i < nodes.size(); i++) {
+      URI node = nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
+      Long until = downUntilNanos.get(node);
+      if (until == null || until - now <= 0) {
+        return node;
+      }
+    }
+    return nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
+  }
+
+  void markDown(URI node, long forNanos) {
+    downUntilNanos.put(node, System.nanoTime() + forNanos);
+  }
+
+  void markUp(URI node) {
+    downUntilNanos.remove(node);
+  }
+
+  /**
+   * Adds the members a node listed in its cluster view ({@code nodes[].address}, the inter-node
+   * {@code host:port}): each is reached at its host with the HTTP port and scheme of the node that
+   * answered, as the Helm chart runs them. Seeds stay whatever the view says.
+   */
+  void learn(URI answeredBy, Map<String, Object> cluster) {
+    if (!(cluster.get("nodes") instanceof List<?> nodes)) {
+      return;
+    }
+    Set<URI> merged = new LinkedHashSet<>(seeds);
+    for (Object node : nodes) {
+      if (node instanceof Map<?, ?> member && member.get("address") instanceof String address) {
+        int colon = address.lastIndexOf(':');
+        String host = colon > 0 ? address.substring(0, colon) : address;
+        if (!host.isEmpty()) {
+          merged.add(
+              URI.create(answeredBy.getScheme() + "://" + host + ":" + answeredBy.getPort()));
+        }
+      }
+    }
+    all = List.copyOf(new ArrayList<>(merged));
+  }
+}

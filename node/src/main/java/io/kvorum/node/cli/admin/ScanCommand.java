@@ -1,0 +1,54 @@
+package io.kvorum.node.cli.admin;
+
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.RangeEntry;
+import io.kvorum.api.RangeReader;
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kvorum-node scan START [END]}: the keys of a range across the cluster, one a line, or
+ * {@code key TAB value} lines with {@code --values}; streamed, so any size prints in flat memory. A
+ * range cut off by a node's failure ends with exit 1 and the reason on stderr, after the lines that
+ * came.
+ */
+@Command(
+    name = "scan",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Prints the keys (or key TAB value lines) from START (inclusive) to END (exclusive).",
+    footer = {
+      "",
+      "Exit codes: 0 the whole range, 1 refused, unreachable or cut off, 2 bad options."
+    })
+public final class ScanCommand extends DataCommand {
+  @Parameters(index = "0", paramLabel = "START", description = "The first key (inclusive).")
+  String start;
+
+  @Parameters(
+      index = "1",
+      arity = "0..1",
+      paramLabel = "END",
+      description = "The key to stop before (exclusive); none: to the last key.")
+  String end;
+
+  @Option(
+      names = "--values",
+      description = "Print key TAB value (values as UTF-8 text) instead of keys alone.")
+  boolean values;
+
+  @Override
+  int run(KvorumClient kv, PrintWriter out) {
+    try (RangeReader range = kv.range(utf8(start), end == null ? null : utf8(end))) {
+      while (range.hasNext()) {
+        RangeEntry entry = range.next();
+        out.println(values ? entry.keyUtf8() + "\t" + entry.valueUtf8() : entry.keyUtf8());
+      }
+    } finally {
+      out.flush();
+    }
+    return ExitCodes.OK;
+  }
+}
