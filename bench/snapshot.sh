@@ -48,39 +48,15 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 
 jshell() {
   "$java_home/bin/jshell" -R--enable-native-access=ALL-UNNAMED -R-Xmx2g --class-path "$jar" "$1" \
-    2>&1 | tee "$1.log"
-  ! grep -q '^Error:\|Exception' "$1.log" || { echo "bench/snapshot.sh: $1 failed" >&2; exit 1; }
+    2>&1 | tee "$work/$(basename "$1").log"
+  ! grep -q '^Error:\|Exception' "$work/$(basename "$1").log" || { echo "bench/snapshot.sh: $1 failed" >&2; exit 1; }
 }
 
 # --- 1. the data -------------------------------------------------------------------------------
 mkdir -p "$work/data-0/db" "$work/source-a/db" "$work/source-b/db"
-cat > "$work/fill.jsh" << JSH
-import io.kvorum.node.core.*;
-import io.kvorum.node.storage.rocksdb.*;
-var storage = java.util.concurrent.Executors.newFixedThreadPool(2);
-var random = new java.util.Random(25);
-long start = System.currentTimeMillis() - 10_000_000L;
-void fill(String dir, String prefix, int count) {
-  var engine = RocksDbStorageEngine.open(java.nio.file.Path.of(dir), RocksDbSettings.defaults(), storage);
-  var batch = new java.util.ArrayList<Entry>();
-  for (int i = 0; i < count; i++) {
-    byte[] bytes = new byte[$value];
-    random.nextBytes(bytes);
-    batch.add(new Entry(Key.utf8(String.format("%s%010d", prefix, i)),
-        io.kvorum.node.core.Record.value(Version.of(start + i, 0), bytes, 0, 3)));
-    if (batch.size() == 512) { engine.putAll(batch).join(); batch = new java.util.ArrayList<>(); }
-  }
-  engine.putAll(batch).join();
-  engine.close();
-}
-fill("$work/data-0/db", "k", $keys);
-fill("$work/source-a/db", "a", $load_keys);
-fill("$work/source-b/db", "b", $load_keys);
-storage.shutdown();
-/exit
-JSH
 log "writing $keys records of $value bytes into node-0, two load sources of $load_keys"
-jshell "$work/fill.jsh" > /dev/null
+FILL="$work/data-0/db:k:$keys;$work/source-a/db:a:$load_keys;$work/source-b/db:b:$load_keys" \
+  VALUE=$value jshell bench/fill.jsh > /dev/null
 cp -a "$work/data-0" "$work/data-1"
 cp -a "$work/data-0" "$work/data-2"
 log "node data: $(du -sh "$work/data-0" | cut -f1) each; sources $(du -sh "$work/source-a" | cut -f1) each"
