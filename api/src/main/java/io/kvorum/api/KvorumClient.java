@@ -141,16 +141,27 @@ public final class KvorumClient implements AutoCloseable {
 
   public CompletableFuture<Optional<Versioned>> getVersionedAsync(
       byte[] key, Consistency consistency) {
+    return read(key, consistency)
+        .thenApply(found -> found.map(response -> new Versioned(response.body(), etag(response))));
+  }
+
+  /**
+   * The value alone: a node of 0.1.0 (in a cluster being upgraded) answers a GET without an ETag,
+   * which only {@link #getVersionedAsync} needs.
+   */
+  public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, Consistency consistency) {
+    return read(key, consistency).thenApply(found -> found.map(HttpResponse::body));
+  }
+
+  /** The node's 200 answer to a GET of {@code key}, or empty on a 404. */
+  private CompletableFuture<Optional<HttpResponse<byte[]>>> read(
+      byte[] key, Consistency consistency) {
     return call("GET", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
         .thenApply(
             response ->
                 response.statusCode() == 404
                     ? Optional.empty()
-                    : Optional.of(new Versioned(expect(response, 200).body(), etag(response))));
-  }
-
-  public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, Consistency consistency) {
-    return getVersionedAsync(key, consistency).thenApply(v -> v.map(Versioned::value));
+                    : Optional.of(expect(response, 200)));
   }
 
   /** The value of {@code key} with its entity tag, or empty if it is absent, deleted or expired. */

@@ -2,6 +2,7 @@ package io.kvorum.api;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -13,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A node of kvorum 0.1.0 answers writes without an ETag: the client takes the write as done (a
- * cluster in the middle of a rolling upgrade has such nodes), answering no tag.
+ * A node of kvorum 0.1.0 answers writes and reads without an ETag: the client takes the write as
+ * done (a cluster in the middle of a rolling upgrade has such nodes), answering no tag, and reads
+ * the value; only a read that asks for the tag fails.
  */
 @Timeout(30)
 class KvorumClientOlderNodeTest {
@@ -37,7 +39,15 @@ class KvorumClientOlderNodeTest {
 
   private static void serve(HttpExchange exchange) throws IOException {
     exchange.getRequestBody().readAllBytes();
-    exchange.sendResponseHeaders(exchange.getRequestMethod().equals("PUT") ? 201 : 202, -1);
+    switch (exchange.getRequestMethod()) {
+      case "GET" -> {
+        byte[] value = "v".getBytes(UTF_8);
+        exchange.sendResponseHeaders(200, value.length);
+        exchange.getResponseBody().write(value);
+      }
+      case "PUT" -> exchange.sendResponseHeaders(201, -1);
+      default -> exchange.sendResponseHeaders(202, -1);
+    }
     exchange.close();
   }
 
@@ -45,5 +55,13 @@ class KvorumClientOlderNodeTest {
   void aWriteAnsweredWithoutAnEtagIsDoneAndAnswersNoTag() {
     assertThat(client.put("k".getBytes(UTF_8), "v".getBytes(UTF_8))).isNull();
     assertThat(client.delete("k".getBytes(UTF_8), Consistency.DEFAULT)).isNull();
+  }
+
+  @Test
+  void aReadAnsweredWithoutAnEtagAnswersTheValue() {
+    assertThat(client.getUtf8("k")).contains("v");
+    assertThatThrownBy(() -> client.getVersioned("k".getBytes(UTF_8)))
+        .isInstanceOf(KvorumClientException.class)
+        .hasMessageContaining("no ETag answered");
   }
 }
