@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -167,7 +166,7 @@ class KvorumClientRetryTest {
     try (KvorumClient kv = client(silent).deadline(Duration.ofMillis(800)).build()) {
       assertThatThrownBy(() -> kv.get("k".getBytes(UTF_8)))
           .isInstanceOf(UncheckedIOException.class)
-          .hasRootCauseInstanceOf(HttpTimeoutException.class);
+          .satisfies(Causes.timedOut());
     }
   }
 
