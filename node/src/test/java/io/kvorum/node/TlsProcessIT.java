@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvorum.api.ClientTls;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
@@ -17,8 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +25,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -175,7 +172,8 @@ class TlsProcessIT {
     args.addAll(List.of(flags(files)));
     try (NodeProcess node =
             NodeProcess.launch(work.resolve("logs"), http, Map.of(), args.toArray(String[]::new));
-        HttpClient https = HttpClient.newBuilder().sslContext(trusting(files.ca())).build();
+        HttpClient https =
+            HttpClient.newBuilder().sslContext(ClientTls.trustingPem(files.ca())).build();
         HttpClient plain = HttpClient.newHttpClient()) {
       URI base = URI.create("https://127.0.0.1:" + http);
       Awaitility.await()
@@ -278,21 +276,6 @@ class TlsProcessIT {
   private static HttpResponse<String> get(HttpClient client, URI uri)
       throws IOException, InterruptedException {
     return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static SSLContext trusting(Path caFile) throws Exception {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    try (var in = Files.newInputStream(caFile)) {
-      store.setCertificateEntry(
-          "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory trust =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trust.init(store);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.getTrustManagers(), null);
-    return context;
   }
 
   /** What the docs tell users to run, when curl is installed. */

@@ -1,5 +1,6 @@
 package io.kvorum.node.cli;
 
+import io.kvorum.api.ClientTls;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.config.ConfigException;
@@ -13,7 +14,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -88,8 +88,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
       HttpURLConnection connection = (HttpURLConnection) ready.toURL().openConnection();
       if (connection instanceof HttpsURLConnection secure) {
         secure.setSSLSocketFactory(
-            NodeZoneCommand.trusting(Files.readAllBytes(https.orElseThrow().trustedCa()))
-                .getSocketFactory());
+            ClientTls.trustingPem(https.orElseThrow().trustedCa()).getSocketFactory());
         secure.setHostnameVerifier((host, session) -> true);
       }
       connection.setConnectTimeout(TIMEOUT_MILLIS);
@@ -104,7 +103,7 @@ public final class HealthCheckCommand implements Callable<Integer> {
       }
       err.println("kvorum-node healthcheck: " + ready + " answered " + status + ": " + text);
       return ExitCodes.FAILURE;
-    } catch (IOException | GeneralSecurityException e) {
+    } catch (IOException | RuntimeException e) {
       err.println("kvorum-node healthcheck: " + ready + ": " + e);
       return ExitCodes.FAILURE;
     }

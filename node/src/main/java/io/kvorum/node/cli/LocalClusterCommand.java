@@ -120,17 +120,23 @@ final class LocalClusterCommand implements Callable<Integer> {
     if (!ready) {
       stop.countDown();
     } else {
-      out.printf("%nkvorum: a local cluster of %d nodes is ready%n", nodes);
+      // One write: whoever waits for "is ready" finds every node's line with it.
+      StringBuilder banner =
+          new StringBuilder(
+              String.format("%nkvorum: a local cluster of %d nodes is ready%n", nodes));
       for (int i = 0; i < nodes; i++) {
-        out.printf(
-            "  node-%d  http://127.0.0.1:%d  (gRPC %d, data %s)%n",
-            i, httpPort + i, grpcPort + i, dataDir.resolve("node-" + i));
+        banner.append(
+            String.format(
+                "  node-%d  http://127.0.0.1:%d  (gRPC %d, data %s)%n",
+                i, httpPort + i, grpcPort + i, dataDir.resolve("node-" + i)));
       }
-      out.printf(
-          "Try: curl -X PUT --data-binary hello 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
-              + "     curl 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
-              + "Press Ctrl-C to stop all nodes.%n%n",
-          httpPort, httpPort + Math.min(1, nodes - 1));
+      banner.append(
+          String.format(
+              "Try: curl -X PUT --data-binary hello 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
+                  + "     curl 'http://127.0.0.1:%d/v0/entity?id=greeting'%n"
+                  + "Press Ctrl-C to stop all nodes.%n%n",
+              httpPort, httpPort + Math.min(1, nodes - 1)));
+      out.print(banner);
       out.flush();
     }
     stop.await();

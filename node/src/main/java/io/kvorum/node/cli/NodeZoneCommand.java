@@ -2,10 +2,9 @@ package io.kvorum.node.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.ClientTls;
 import io.kvorum.node.cli.admin.ExitCodes;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,14 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -85,13 +78,13 @@ public final class NodeZoneCommand implements Callable<Integer> {
           .getOut()
           .println("node " + node + " is in zone '" + zone + "' (label " + label + ")");
       return ExitCodes.OK;
-    } catch (IOException | GeneralSecurityException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       err.println("kvorum-node node-zone: cannot read node " + node + ": " + e.getMessage());
       return ExitCodes.FAILURE;
     }
   }
 
-  private JsonNode nodeObject() throws IOException, GeneralSecurityException, InterruptedException {
+  private JsonNode nodeObject() throws IOException, InterruptedException {
     String base = apiServer;
     if (base == null) {
       String host = System.getenv("KUBERNETES_SERVICE_HOST");
@@ -105,7 +98,7 @@ public final class NodeZoneCommand implements Callable<Integer> {
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
     Path ca = account.resolve("ca.crt");
     if (base.startsWith("https:") && Files.exists(ca)) {
-      client.sslContext(trusting(Files.readAllBytes(ca)));
+      client.sslContext(ClientTls.trustingPem(ca));
     }
     HttpRequest.Builder request =
         HttpRequest.newBuilder(
@@ -130,24 +123,5 @@ public final class NodeZoneCommand implements Callable<Integer> {
 
   private String zoneOf(JsonNode object) {
     return object.path("metadata").path("labels").path(label).asText("");
-  }
-
-  /** A TLS context that trusts the certificates of {@code pem} (a CA bundle) and no others. */
-  static SSLContext trusting(byte[] pem) throws IOException, GeneralSecurityException {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    int i = 0;
-    try (InputStream in = new ByteArrayInputStream(pem)) {
-      for (Certificate certificate :
-          CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca-" + i++, certificate);
-      }
-    }
-    TrustManagerFactory trust =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    trust.init(store);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.getTrustManagers(), null);
-    return context;
   }
 }

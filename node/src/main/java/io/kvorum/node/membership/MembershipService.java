@@ -11,6 +11,7 @@ import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
@@ -226,10 +227,19 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
     }
   }
 
-  /** Sends this node's state to {@code peer} and adopts its answer if newer. */
+  /**
+   * Sends this node's state to {@code peer} and adopts its answer if newer. A peer that stopped
+   * being a member since {@code state} was read (a decommission ending while a tick walks the
+   * members) is refused by the transport at once: as unanswered as a peer that is down.
+   */
   CompletableFuture<Void> gossipTo(NodeId peer, ClusterState state) {
-    return transport
-        .gossip(peer, state)
+    CompletableFuture<ClusterState> answer;
+    try {
+      answer = transport.gossip(peer, state);
+    } catch (PeerUnavailableException gone) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return answer
         .thenAcceptAsync(
             theirs -> {
               membership.seen(peer, theirs.epoch());
