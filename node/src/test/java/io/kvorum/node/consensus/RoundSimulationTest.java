@@ -22,19 +22,19 @@ class RoundSimulationTest {
   @ParameterizedTest
   @MethodSource("seeds")
   void threeAcceptorsUnderLossDuplicationAndReordering(long seed) {
-    run(seed, 3, 3, new Faults(0.1, 0.1, 0, 0.01));
+    run(seed, 3, 3, new Faults(0.1, 0.1, 0, 0.01, 0));
   }
 
   @ParameterizedTest
   @MethodSource("seeds")
   void fiveAcceptorsWithProposerCrashesAndAcceptorRestarts(long seed) {
-    run(seed, 5, 4, new Faults(0.05, 0.05, 0.01, 0.02));
+    run(seed, 5, 4, new Faults(0.05, 0.05, 0.01, 0.02, 0));
   }
 
   @ParameterizedTest
   @MethodSource("seeds")
   void withoutFaultsContendedIncrementsAreAllAnsweredMostlyAsApplied(long seed) {
-    PaxosSimulation simulation = new PaxosSimulation(seed, 3, 3, 10, new Faults(0, 0, 0, 0));
+    PaxosSimulation simulation = new PaxosSimulation(seed, 3, 3, 10, new Faults(0, 0, 0, 0, 0));
     History history = simulation.run(200_000);
     RegisterSpecification.check(history, simulation.finalValue(), "seed " + seed);
     // Increments are retried after a refusal, so 30 succeed but for those left indeterminate: a
@@ -45,6 +45,36 @@ class RoundSimulationTest {
         .as("seed %d", seed)
         .noneMatch(o -> o.result == History.Result.PENDING);
     assertThat(applied).as("seed %d", seed).isGreaterThanOrEqualTo(25);
+  }
+
+  /**
+   * Acceptors raise their ballot floors and forget the states below them that their ordinary
+   * records supersede, amid loss, duplication, crashes and restarts: nothing chosen is lost, and
+   * messages from below a floor (of crashed proposers, of rounds long over) change nothing.
+   */
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void threeAcceptorsPurgingBelowTheirFloors(long seed) {
+    run(seed, 3, 3, new Faults(0.1, 0.1, 0.01, 0.01, 0.05));
+  }
+
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void fiveAcceptorsPurgingBelowTheirFloors(long seed) {
+    run(seed, 5, 4, new Faults(0.05, 0.05, 0.01, 0.02, 0.05));
+  }
+
+  /** Without faults every settled state is purged sooner or later, and increments still apply. */
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void purgesHappenAndContendedIncrementsStillApply(long seed) {
+    PaxosSimulation simulation = new PaxosSimulation(seed, 3, 3, 10, new Faults(0, 0, 0, 0, 0.2));
+    History history = simulation.run(200_000);
+    RegisterSpecification.check(history, simulation.finalValue(), "seed " + seed);
+    assertThat(simulation.purges()).as("seed %d", seed).isPositive();
+    assertThat(history.operations)
+        .as("seed %d", seed)
+        .noneMatch(o -> o.result == History.Result.PENDING);
   }
 
   private static void run(long seed, int acceptors, int proposers, Faults faults) {
