@@ -218,7 +218,8 @@ final class PaxosSimulation {
         int restarted = random.nextInt(acceptors.length);
         network.removeIf(m -> !m.toProposer() && m.to() == restarted);
       }
-      if (random.nextDouble() < faults.purge()) {
+      // Drawn only when purging, so that runs without purges replay the schedules they always had.
+      if (faults.purge() > 0 && random.nextDouble() < faults.purge()) {
         purge(random.nextInt(acceptors.length));
       }
       if (network.isEmpty()) {
