@@ -201,9 +201,12 @@ final class PaxosSimulation {
     return Long.parseLong(new String(record.value(), UTF_8).split(":")[2]);
   }
 
-  /** Runs until every operation is answered and the network is quiet, or {@code maxSteps}. */
+  /**
+   * Runs until every operation is answered and the network is quiet, or {@code maxSteps}; a further
+   * run (after {@link #more}) goes on from where the last one stopped.
+   */
   History run(int maxSteps) {
-    for (step = 0; step < maxSteps; step++) {
+    for (long end = step + maxSteps; step < end; step++) {
       for (Proposer p : proposers) {
         if (p.op == null && p.opsLeft > 0 && random.nextInt(4) == 0) {
           p.startOperation();
@@ -267,6 +270,32 @@ final class PaxosSimulation {
     if (!acceptors[a].equals(AcceptorState.EMPTY) && acceptors[a].purgeable(floors[a], stored[a])) {
       acceptors[a] = AcceptorState.EMPTY;
       purges++;
+    }
+  }
+
+  /**
+   * Once a run is over (no operation under way): every acceptor raises its floor past every ballot
+   * issued and forgets what it may.
+   */
+  void purgeAll() {
+    long newest = 0;
+    for (Proposer p : proposers) {
+      newest = Math.max(newest, p.clock);
+    }
+    for (int a = 0; a < acceptors.length; a++) {
+      floors[a] = Version.of(newest, Version.MAX_LOGICAL);
+      if (!acceptors[a].equals(AcceptorState.EMPTY)
+          && acceptors[a].purgeable(floors[a], stored[a])) {
+        acceptors[a] = AcceptorState.EMPTY;
+        purges++;
+      }
+    }
+  }
+
+  /** Gives every proposer {@code ops} more operations, for a further {@link #run}. */
+  void more(int ops) {
+    for (Proposer p : proposers) {
+      p.opsLeft += ops;
     }
   }
 
