@@ -72,7 +72,7 @@ class RoundSimulationTest {
   @ParameterizedTest
   @MethodSource("seeds")
   void incrementsGoOnAfterEverySettledStateIsPurged(long seed) {
-    PaxosSimulation simulation = purgedAndRunAgain(seed);
+    PaxosSimulation simulation = purgedAfterARun(seed);
     History history = simulation.run(200_000);
     RegisterSpecification.check(history, simulation.finalValue(), "seed " + seed);
     assertThat(history.operations)
@@ -86,11 +86,11 @@ class RoundSimulationTest {
    */
   @Test
   void mostRunsPurgeSomething() {
-    long purging = seeds().filter(seed -> purgedAndRunAgain(seed).purges() > 0).count();
+    long purging = seeds().filter(seed -> purgedAfterARun(seed).purges() > 0).count();
     assertThat(purging).isGreaterThanOrEqualTo(100);
   }
 
-  private static PaxosSimulation purgedAndRunAgain(long seed) {
+  private static PaxosSimulation purgedAfterARun(long seed) {
     PaxosSimulation simulation = new PaxosSimulation(seed, 3, 3, 10, new Faults(0, 0, 0, 0, 0.2));
     simulation.run(200_000);
     simulation.purgeAll();
