@@ -102,6 +102,8 @@ public record NodeConfig(
    * @param maxDiskBytes refuse writes once data files reach this size; 0 for no limit
    * @param tombstoneGrace how long tombstones and expired values are kept before purging
    * @param sweepInterval how often the purge sweeper runs
+   * @param paxosPurgeGrace how old a Paxos ballot is at least before acceptor states at or below it
+   *     may be purged, and ballots that old refused
    */
   public record Storage(
       boolean syncWrites,
@@ -111,7 +113,8 @@ public record NodeConfig(
       long writeBufferBytes,
       long maxDiskBytes,
       Duration tombstoneGrace,
-      Duration sweepInterval) {
+      Duration sweepInterval,
+      Duration paxosPurgeGrace) {
     public Storage {
       if (threads < 1
           || queueSize < 1
@@ -121,6 +124,7 @@ public record NodeConfig(
         throw new IllegalArgumentException("bad storage settings");
       }
       requirePositive(sweepInterval, "sweep interval");
+      requirePositive(paxosPurgeGrace, "paxos purge grace");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
     }
   }

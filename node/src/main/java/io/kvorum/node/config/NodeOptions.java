@@ -45,6 +45,10 @@ public final class NodeOptions {
     int grpc = network.grpcPort();
     Topology topology = network.topology(id, grpc);
     int storageThreads = storage.threads(cores);
+    NodeConfig.Storage storageConfig = storage.storage(storageThreads);
+    storage.checkPaxosPurgeGrace(
+        storageConfig.paxosPurgeGrace(),
+        requests.requestTimeout().plus(clock.maxClockOffset().multipliedBy(2)));
     return new NodeConfig(
         id,
         topology,
@@ -53,7 +57,7 @@ public final class NodeOptions {
         storage.dataDir(id),
         requests.requestTimeout(),
         requests.limits(),
-        storage.storage(storageThreads),
+        storageConfig,
         replication.replication(),
         lifecycle.shutdownGrace(),
         clock.maxClockOffset(),

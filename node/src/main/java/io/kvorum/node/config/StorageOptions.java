@@ -8,6 +8,7 @@ import static io.kvorum.node.config.FlagValues.size;
 
 import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /** The flags of "Storage" in docs/configuration.md: where data lives, RocksDB's tuning, purging. */
@@ -90,6 +91,15 @@ final class StorageOptions {
       description = "How often the purge sweeper runs. Default: ${DEFAULT-VALUE}.")
   String sweepInterval;
 
+  @Option(
+      names = "--paxos-purge-grace",
+      defaultValue = "${env:KVORUM_PAXOS_PURGE_GRACE:-1h}",
+      paramLabel = "DURATION",
+      description =
+          "How long a conditional write's Paxos state is kept at least before it may be purged;"
+              + " ballots older than this are refused. Default: ${DEFAULT-VALUE}.")
+  String paxosPurgeGrace;
+
   /** The storage threads: {@code --storage-threads}, or one per core and at least 2 for 0. */
   int threads(int cores) {
     int threads = count("--storage-threads", storageThreads, true);
@@ -110,6 +120,22 @@ final class StorageOptions {
         positiveSize("--write-buffer-size", writeBufferSize),
         size("--max-disk-usage", maxDiskUsage),
         duration("--tombstone-grace", tombstoneGrace),
-        duration("--sweep-interval", sweepInterval));
+        duration("--sweep-interval", sweepInterval),
+        duration("--paxos-purge-grace", paxosPurgeGrace));
+  }
+
+  /**
+   * Checks that {@code --paxos-purge-grace} outlasts every round still under way: a request's
+   * rounds ({@code requestTimeout}) plus a clock offset each way between proposer and acceptor.
+   */
+  void checkPaxosPurgeGrace(Duration grace, Duration rounds) {
+    if (grace.compareTo(rounds) <= 0) {
+      throw new ConfigException(
+          "--paxos-purge-grace",
+          paxosPurgeGrace,
+          "must be longer than the request timeout plus twice --max-clock-offset ("
+              + rounds.toMillis()
+              + "ms); make it much longer");
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.kvorum.node.consensus;
 
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.Version;
 import java.util.Optional;
 
 /**
@@ -50,6 +51,49 @@ public record AcceptorState(Ballot promised, Optional<Proposal> accepted) {
     }
     return new Transition(
         new AcceptorState(ballot, Optional.of(proposal)), new Reply.Accepted(ballot));
+  }
+
+  /**
+   * This state as an acceptor whose ballot floor is {@code floor} sees it: every ballot whose
+   * timestamp is not above the floor is refused, as if a ballot at the floor had been promised (a
+   * node raises its floor before it purges states whose ballots are all below it, so a purged state
+   * refuses no less than it did). A transition that refuses leaves this view as it was.
+   */
+  public AcceptorState floored(Version floor) {
+    if (promised.version().compareTo(floor) > 0) {
+      return this;
+    }
+    return new AcceptorState(new Ballot(floor, Ballot.NONE.proposer()), accepted);
+  }
+
+  /**
+   * Whether this state may be forgotten once the acceptor's floor is {@code floor}, given the key's
+   * ordinary record on this node ({@code stored}, which every promise carries): every ballot it
+   * holds is at or below the floor, and an accepted proposal is superseded here, that is the stored
+   * record is at least as new as its value (applied) <em>and</em> versioned at or above its ballot.
+   *
+   * <p>The second half is what makes forgetting safe. The accepted proposal with the highest ballot
+   * masks, in a round's view, every lower-ballot proposal some other acceptor accepted but that was
+   * never chosen. A value proposed at a ballot is versioned at most at that ballot's timestamp (a
+   * new write at it, or an older value proposed again), so a stored record versioned at or above
+   * the forgotten ballot still masks them all, by last-writer-wins; a value proposed again (after a
+   * 412) is versioned below its ballot, and its state stays until a newer write reaches this node.
+   * The reasoning in full is in docs/decisions.md.
+   */
+  public boolean purgeable(Version floor, Optional<Record> stored) {
+    if (promised.version().compareTo(floor) > 0) {
+      return false;
+    }
+    if (accepted.isEmpty()) {
+      return true;
+    }
+    Proposal proposal = accepted.get();
+    Version ballot = proposal.ballot().version();
+    return ballot.compareTo(floor) <= 0
+        && stored
+            .filter(s -> s.version().compareTo(ballot) >= 0)
+            .filter(s -> proposal.value().map(v -> !v.supersedes(s)).orElse(true))
+            .isPresent();
   }
 
   private Ballot highest() {

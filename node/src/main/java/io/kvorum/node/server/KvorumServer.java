@@ -159,6 +159,8 @@ public final class KvorumServer implements AutoCloseable {
     resources.every("clock offset heartbeat", ClockOffsets.HEARTBEAT, offsets::heartbeat);
     resources.everyAsync(
         "purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);
+    resources.everyAsync(
+        "paxos state sweep", config.storage().sweepInterval(), replication.paxosSweeper()::sweep);
     resources.every(
         "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.

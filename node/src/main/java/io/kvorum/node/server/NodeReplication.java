@@ -4,6 +4,7 @@ import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.Acceptor;
 import io.kvorum.node.replication.HintedHandoff;
+import io.kvorum.node.storage.PaxosSweeper;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
 
@@ -17,6 +18,7 @@ import io.kvorum.node.storage.StorageEngine;
  * @param changes membership changes: gossip, joins, decommissions, removals and their streaming
  * @param sweeper the purge of dead records every replica holds
  * @param acceptor this node's Paxos acceptor (conditional writes) over {@code storage}
+ * @param paxosSweeper the purge of acceptor states below the ballot floor
  */
 public record NodeReplication(
     StorageEngine storage,
@@ -24,4 +26,5 @@ public record NodeReplication(
     AntiEntropy antiEntropy,
     MembershipService changes,
     PurgeSweeper sweeper,
-    Acceptor acceptor) {}
+    Acceptor acceptor,
+    PaxosSweeper paxosSweeper) {}

@@ -14,6 +14,7 @@ import io.kvorum.node.replication.Acceptor;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.storage.MemoryFirstStorageEngine;
+import io.kvorum.node.storage.PaxosSweeper;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.ReplicaService;
@@ -22,9 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Builds what keeps a node's replicas in step: hinted handoff, anti-entropy with the hash trees
- * every write feeds, membership changes and their streaming, the purge of dead records, and the
- * service the node offers its peers. Starts nothing that runs by itself: the server starts the
- * periodic work once the node is assembled.
+ * every write feeds, membership changes and their streaming, the purge of dead records and of
+ * settled Paxos states, and the service the node offers its peers. Starts nothing that runs by
+ * itself: the server starts the periodic work once the node is assembled.
  */
 public final class ReplicationBootstrap {
   private ReplicationBootstrap() {}
@@ -82,7 +83,15 @@ public final class ReplicationBootstrap {
             antiEntropy::purgeableBefore,
             resources.registry());
     Acceptor acceptor = new Acceptor(engine, storage.local().acceptors());
-    return new NodeReplication(engine, handoff, antiEntropy, changes, sweeper, acceptor);
+    PaxosSweeper paxosSweeper =
+        new PaxosSweeper(
+            engine,
+            storage.local().acceptors(),
+            config.storage().paxosPurgeGrace(),
+            clock::wallMillis,
+            resources.registry());
+    return new NodeReplication(
+        engine, handoff, antiEntropy, changes, sweeper, acceptor, paxosSweeper);
   }
 
   /**

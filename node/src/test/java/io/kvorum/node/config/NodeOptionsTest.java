@@ -46,6 +46,7 @@ class NodeOptionsTest {
     assertThat(config.storage().maxDiskBytes()).isZero();
     assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(10));
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(config.storage().paxosPurgeGrace()).isEqualTo(Duration.ofHours(1));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(500));
     assertThat(config.membership().replicationFactor()).isEqualTo(3);
@@ -140,6 +141,7 @@ class NodeOptionsTest {
             "--max-disk-usage=10GiB",
             "--tombstone-grace=3d",
             "--sweep-interval=30s",
+            "--paxos-purge-grace=10m",
             "--io-threads=2",
             "--idle-timeout=90s",
             "--shutdown-grace=20s",
@@ -168,6 +170,7 @@ class NodeOptionsTest {
     assertThat(config.storage().maxDiskBytes()).isEqualTo(10L << 30);
     assertThat(config.storage().tombstoneGrace()).isEqualTo(Duration.ofDays(3));
     assertThat(config.storage().sweepInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.storage().paxosPurgeGrace()).isEqualTo(Duration.ofMinutes(10));
     assertThat(config.shutdownGrace()).isEqualTo(Duration.ofSeconds(20));
     assertThat(config.maxClockOffset()).isEqualTo(Duration.ofMillis(250));
   }
@@ -213,6 +216,8 @@ class NodeOptionsTest {
     "--shutdown-grace, 0s",
     "--tombstone-grace, forever",
     "--sweep-interval, 0ms",
+    "--paxos-purge-grace, 0",
+    "--paxos-purge-grace, 2s",
     "--max-clock-offset, 0",
     "--max-clock-offset, -500ms",
     "--max-clock-offset, half a second",
@@ -282,6 +287,27 @@ class NodeOptionsTest {
     assertThatThrownBy(() -> config("--node-id=n1", "--max-value-size=2GiB"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("under 2GiB");
+  }
+
+  /** A floor that could overtake a round under way would refuse it for nothing, again and again. */
+  @Test
+  void thePaxosPurgeGraceOutlastsTheRequestTimeoutAndTheClockOffsets() {
+    assertThatThrownBy(
+            () ->
+                config(
+                    "--node-id=n1",
+                    "--request-timeout=5s",
+                    "--max-clock-offset=1s",
+                    "--paxos-purge-grace=7s"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "--paxos-purge-grace '7s': must be longer than the request timeout plus twice"
+                + " --max-clock-offset (7000ms); make it much longer");
+    assertThat(
+            config("--node-id=n1", "--request-timeout=5s", "--paxos-purge-grace=8s")
+                .storage()
+                .paxosPurgeGrace())
+        .isEqualTo(Duration.ofSeconds(8));
   }
 
   private static String hostName() {

@@ -13,12 +13,18 @@ import java.util.Random;
 /**
  * Acceptors and proposers of one key in one thread, run by a seeded random schedule over a lossy
  * network that drops, duplicates and reorders messages, with proposers that crash mid-round and
- * acceptors that restart (keeping their durable state, losing what was in flight to them). Each
- * proposer increments a counter with conditional writes; {@link History} records what every
- * operation answered and every proposal a quorum accepted, for {@link RegisterSpecification}.
+ * acceptors that restart (keeping their durable state, losing what was in flight to them), and
+ * acceptors that raise their ballot floor and forget the states {@link AcceptorState#purgeable}
+ * below it. Each proposer increments a counter with conditional writes; {@link History} records
+ * what every operation answered and every proposal a quorum accepted, for {@link
+ * RegisterSpecification}.
  */
 final class PaxosSimulation {
-  record Faults(double drop, double duplicate, double proposerCrash, double acceptorRestart) {}
+  /**
+   * @param purge the chance, at each step, that an acceptor raises its floor and purges
+   */
+  record Faults(
+      double drop, double duplicate, double proposerCrash, double acceptorRestart, double purge) {}
 
   private sealed interface Body {}
 
@@ -37,6 +43,7 @@ final class PaxosSimulation {
     final int index;
     final NodeId id;
     long clock;
+    long operationStart;
     long epoch;
     Optional<Record> known = Optional.empty();
     int opsLeft;
@@ -56,6 +63,7 @@ final class PaxosSimulation {
 
     void startOperation() {
       opsLeft--;
+      operationStart = clock;
       earlier.clear();
       attempts = 0;
       long counter = known.filter(r -> !r.tombstone()).map(PaxosSimulation::counter).orElse(0L);
@@ -152,11 +160,13 @@ final class PaxosSimulation {
   private final Faults faults;
   private final int quorum;
   private final AcceptorState[] acceptors;
+  private final Version[] floors;
   private final Optional<Record>[] stored;
   private final Proposer[] proposers;
   private final List<Message> network = new ArrayList<>();
   private final History history = new History();
   private long step;
+  private int purges;
 
   @SuppressWarnings("unchecked")
   PaxosSimulation(long seed, int acceptorCount, int proposerCount, int opsEach, Faults faults) {
@@ -165,8 +175,10 @@ final class PaxosSimulation {
     this.quorum = acceptorCount / 2 + 1;
     this.acceptors = new AcceptorState[acceptorCount];
     this.stored = new Optional[acceptorCount];
+    this.floors = new Version[acceptorCount];
     for (int a = 0; a < acceptorCount; a++) {
       acceptors[a] = AcceptorState.EMPTY;
+      floors[a] = Version.ZERO;
       stored[a] = Optional.empty();
     }
     this.proposers = new Proposer[proposerCount];
@@ -189,9 +201,12 @@ final class PaxosSimulation {
     return Long.parseLong(new String(record.value(), UTF_8).split(":")[2]);
   }
 
-  /** Runs until every operation is answered and the network is quiet, or {@code maxSteps}. */
+  /**
+   * Runs until every operation is answered and the network is quiet, or {@code maxSteps}; a further
+   * run (after {@link #more}) goes on from where the last one stopped.
+   */
   History run(int maxSteps) {
-    for (step = 0; step < maxSteps; step++) {
+    for (long end = step + maxSteps; step < end; step++) {
       for (Proposer p : proposers) {
         if (p.op == null && p.opsLeft > 0 && random.nextInt(4) == 0) {
           p.startOperation();
@@ -205,6 +220,10 @@ final class PaxosSimulation {
       if (random.nextDouble() < faults.acceptorRestart()) {
         int restarted = random.nextInt(acceptors.length);
         network.removeIf(m -> !m.toProposer() && m.to() == restarted);
+      }
+      // Drawn only when purging, so that runs without purges replay the schedules they always had.
+      if (faults.purge() > 0 && random.nextDouble() < faults.purge()) {
+        purge(random.nextInt(acceptors.length));
       }
       if (network.isEmpty()) {
         if (idle()) {
@@ -227,6 +246,62 @@ final class PaxosSimulation {
     }
     history.chosen(chosen());
     return history;
+  }
+
+  /**
+   * Acceptor {@code a} raises its floor, as a node does to its wall clock minus a window that every
+   * request outlasts: below the first ballot of every operation under way (below every proposer's
+   * clock when none is), then forgets its state if that is purgeable. Messages of crashed proposers
+   * and of ended rounds may still be in flight below it.
+   */
+  private void purge(int a) {
+    long below = Long.MAX_VALUE;
+    long newest = 0;
+    for (Proposer p : proposers) {
+      if (p.op != null) {
+        below = Math.min(below, p.operationStart);
+      }
+      newest = Math.max(newest, p.clock);
+    }
+    below = (below == Long.MAX_VALUE ? newest : below) - random.nextInt(3);
+    if (below > 0 && Version.of(below, 0).compareTo(floors[a]) > 0) {
+      floors[a] = Version.of(below, 0);
+    }
+    if (!acceptors[a].equals(AcceptorState.EMPTY) && acceptors[a].purgeable(floors[a], stored[a])) {
+      acceptors[a] = AcceptorState.EMPTY;
+      purges++;
+    }
+  }
+
+  /**
+   * Once a run is over (no operation under way): every acceptor raises its floor past every ballot
+   * issued and forgets what it may.
+   */
+  void purgeAll() {
+    long newest = 0;
+    for (Proposer p : proposers) {
+      newest = Math.max(newest, p.clock);
+    }
+    for (int a = 0; a < acceptors.length; a++) {
+      floors[a] = Version.of(newest, Version.MAX_LOGICAL);
+      if (!acceptors[a].equals(AcceptorState.EMPTY)
+          && acceptors[a].purgeable(floors[a], stored[a])) {
+        acceptors[a] = AcceptorState.EMPTY;
+        purges++;
+      }
+    }
+  }
+
+  /** Gives every proposer {@code ops} more operations, for a further {@link #run}. */
+  void more(int ops) {
+    for (Proposer p : proposers) {
+      p.opsLeft += ops;
+    }
+  }
+
+  /** How many acceptor states were forgotten. */
+  int purges() {
+    return purges;
   }
 
   private boolean waitingToResume() {
@@ -267,10 +342,11 @@ final class PaxosSimulation {
       return;
     }
     int a = message.to();
+    AcceptorState seen = acceptors[a].floored(floors[a]);
     AcceptorState.Transition transition =
         switch (message.body()) {
-          case Prepare prepare -> acceptors[a].prepare(prepare.ballot(), stored[a]);
-          case Accept accept -> acceptors[a].accept(accept.proposal());
+          case Prepare prepare -> seen.prepare(prepare.ballot(), stored[a]);
+          case Accept accept -> seen.accept(accept.proposal());
           case Commit commit -> {
             stored[a] = Optional.of(Record.newest(stored[a].orElse(null), commit.record()));
             yield null;
@@ -278,7 +354,9 @@ final class PaxosSimulation {
           case Answer ignored -> throw new IllegalStateException("an answer sent to an acceptor");
         };
     if (transition != null) {
-      acceptors[a] = transition.state();
+      if (!transition.state().equals(seen)) {
+        acceptors[a] = transition.state();
+      }
       if (transition.reply() instanceof Reply.Accepted) {
         accepts.computeIfAbsent(transition.reply().ballot(), b -> new java.util.HashSet<>()).add(a);
         proposals.put(transition.reply().ballot(), ((Accept) message.body()).proposal());

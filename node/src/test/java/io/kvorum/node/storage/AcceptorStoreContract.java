@@ -13,6 +13,7 @@ import io.kvorum.node.core.Version;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -78,6 +79,58 @@ public abstract class AcceptorStoreContract {
     assertThat(await(store.state(KEY)).promised()).isEqualTo(ballot(200, N1));
     long promised = replies.stream().filter(r -> await(r) instanceof Reply.Promise).count();
     assertThat(promised).isBetween(1L, 200L);
+  }
+
+  @Test
+  void theFloorRefusesBallotsNotAboveItAndIsNeverLowered() {
+    assertThat(store.floor()).isEqualTo(Version.ZERO);
+    assertThat(await(store.raiseFloor(Version.of(10, 0)))).isEqualTo(Version.of(10, 0));
+    assertThat(await(store.raiseFloor(Version.of(5, 0)))).isEqualTo(Version.of(10, 0));
+    assertThat(store.floor()).isEqualTo(Version.of(10, 0));
+
+    assertThat(prepare(ballot(10, N1))).isInstanceOf(Reply.Rejected.class);
+    assertThat(await(store.state(KEY)))
+        .as("a refusal writes nothing")
+        .isEqualTo(AcceptorState.EMPTY);
+    assertThat(await(store.keys(Optional.empty(), 10))).isEmpty();
+    assertThat(prepare(ballot(11, N1))).isInstanceOf(Reply.Promise.class);
+  }
+
+  @Test
+  void aPurgeForgetsOnlyStatesBelowTheFloorThatTheStoredRecordSupersedes() {
+    Ballot ballot = ballot(10, N1);
+    Record written = value(10, "one");
+    prepare(ballot);
+    await(
+        store.step(
+            KEY, s -> s.accept(new Proposal(ballot, Optional.of(written), Optional.empty()))));
+    Key promisedOnly = Key.utf8("promised-only");
+    await(store.step(promisedOnly, s -> s.prepare(ballot(30, N2), Optional.empty())));
+
+    Map<Key, Optional<Record>> notApplied =
+        Map.of(KEY, Optional.empty(), promisedOnly, Optional.empty());
+    assertThat(await(store.purge(notApplied))).as("below no floor yet").isZero();
+    await(store.raiseFloor(Version.of(20, 0)));
+    assertThat(await(store.purge(notApplied))).as("not applied here; promised above").isZero();
+
+    assertThat(await(store.purge(Map.of(KEY, Optional.of(written))))).isEqualTo(1);
+    assertThat(await(store.state(KEY))).isEqualTo(AcceptorState.EMPTY);
+    assertThat(await(store.keys(Optional.empty(), 10))).containsExactly(promisedOnly);
+    assertThat(prepare(ballot(15, N2)))
+        .as("the forgotten promise still refuses, through the floor")
+        .isInstanceOf(Reply.Rejected.class);
+    assertThat(prepare(ballot(21, N2))).isInstanceOf(Reply.Promise.class);
+  }
+
+  @Test
+  void keysComeInKeyOrderAPageAtATime() {
+    for (String k : new String[] {"c", "a", "d", "b"}) {
+      await(store.step(Key.utf8(k), s -> s.prepare(ballot(10, N1), Optional.empty())));
+    }
+    assertThat(await(store.keys(Optional.empty(), 2)))
+        .containsExactly(Key.utf8("a"), Key.utf8("b"));
+    assertThat(await(store.keys(Optional.of(Key.utf8("b")), 10)))
+        .containsExactly(Key.utf8("c"), Key.utf8("d"));
   }
 
   protected Reply prepare(Ballot ballot) {

@@ -148,15 +148,20 @@ public final class CasCounter {
      * they may or may not have applied), and that no applied increment wrote beyond the end value.
      */
     public void assertNoneLostOrDoubled(long endValue) {
+      assertNoneLostOrDoubled(0, endValue);
+    }
+
+    /** As {@link #assertNoneLostOrDoubled(long)}, for a counter that was at {@code startValue}. */
+    public void assertNoneLostOrDoubled(long startValue, long endValue) {
       synchronized (doubled) {
         assertThat(doubled).as("values two applied increments both wrote").isEmpty();
       }
-      assertThat(endValue)
+      assertThat(endValue - startValue)
           .as(
               "the counter after %d applied and %d unknown increments",
               applied.get(), unknown.get())
           .isBetween((long) applied.get(), (long) applied.get() + unknown.get());
-      assertThat(written.keySet()).allMatch(v -> v <= endValue);
+      assertThat(written.keySet()).allMatch(v -> v > startValue && v <= endValue);
     }
 
     @Override

@@ -22,6 +22,7 @@ public final class TestConfig {
   private long writeBufferBytes = 4 << 20;
   private Duration tombstoneGrace = Duration.ofDays(10);
   private Duration sweepInterval = Duration.ofMinutes(10);
+  private Duration paxosPurgeGrace = Duration.ofHours(1);
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
@@ -89,6 +90,12 @@ public final class TestConfig {
   public TestConfig purging(Duration grace, Duration interval) {
     this.tombstoneGrace = grace;
     this.sweepInterval = interval;
+    return this;
+  }
+
+  /** {@code --paxos-purge-grace}. */
+  public TestConfig paxosPurgeGrace(Duration grace) {
+    this.paxosPurgeGrace = grace;
     return this;
   }
 
@@ -161,7 +168,8 @@ public final class TestConfig {
             writeBufferBytes,
             maxDiskBytes,
             tombstoneGrace,
-            sweepInterval),
+            sweepInterval,
+            paxosPurgeGrace),
         new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
         Duration.ofSeconds(5),
         maxClockOffset,

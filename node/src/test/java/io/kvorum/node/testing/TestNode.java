@@ -9,6 +9,7 @@ import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.KvorumServer;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
+import io.kvorum.node.storage.AcceptorStore;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import java.net.InetSocketAddress;
@@ -145,6 +146,11 @@ public final class TestNode implements AutoCloseable {
   /** This node's own records, read directly (not through any coordinator). */
   public Optional<Record> stored(String key) {
     return opened.records().get(Key.utf8(key)).join();
+  }
+
+  /** The Paxos acceptor states this node keeps. */
+  public AcceptorStore acceptors() {
+    return opened.acceptors();
   }
 
   /** The hints this node holds. */

@@ -25,7 +25,11 @@ import org.rocksdb.WriteOptions;
 /**
  * The removal of dead records: the {@code deaths} column family indexes tombstones and expiring
  * values by the time they die (its keys are that time, 8 bytes big-endian, then the record's key),
- * so a purge visits only records that may be due instead of the whole key space.
+ * so a purge visits only records that may be due instead of the whole key space. A dead record
+ * whose key still holds a Paxos acceptor state ({@link RocksDbAcceptorStore}) is kept, and looked
+ * at again by a later purge: that state may have been kept because this record did not yet
+ * supersede it, and once forgotten it counts on this record to mask what it masked (see {@link
+ * io.kvorum.node.consensus.AcceptorState#purgeable}).
  *
  * <p>A purge reads records and then deletes those still dead. Record writes hold the shared side of
  * the gate while they write; a purge chunk, and a drop, hold the exclusive side, so no write lands
@@ -39,19 +43,21 @@ final class Purger {
   private final RocksDB db;
   private final ColumnFamilyHandle records;
   private final ColumnFamilyHandle deaths;
+  private final ColumnFamilyHandle paxos;
   private final ReadOptions pointReads;
   private final WriteOptions writes;
   private final StampedLock gate = new StampedLock();
 
+  /**
+   * @param families the engine's column families, in the order {@link RocksDbOptions} opens them:
+   *     records, deaths, hints, paxos
+   */
   Purger(
-      RocksDB db,
-      ColumnFamilyHandle records,
-      ColumnFamilyHandle deaths,
-      ReadOptions pointReads,
-      WriteOptions writes) {
+      RocksDB db, List<ColumnFamilyHandle> families, ReadOptions pointReads, WriteOptions writes) {
     this.db = db;
-    this.records = records;
-    this.deaths = deaths;
+    this.records = families.get(0);
+    this.deaths = families.get(1);
+    this.paxos = families.get(3);
     this.pointReads = pointReads;
     this.writes = writes;
   }
@@ -166,14 +172,20 @@ final class Purger {
     try (WriteBatch batch = new WriteBatch()) {
       List<byte[]> stored =
           db.multiGetAsList(pointReads, Collections.nCopies(keys.size(), records), keys);
+      List<byte[]> acceptors =
+          db.multiGetAsList(pointReads, Collections.nCopies(keys.size(), paxos), keys);
       for (int i = 0; i < keys.size(); i++) {
         byte[] record = stored.get(i);
-        if (record != null
-            && RecordCodec.diesAtMillis(record) < deadBeforeMillis
-            && removed.add(Key.of(keys.get(i)))) {
+        batch.delete(deaths, deathKeys.get(i));
+        if (record == null || RecordCodec.diesAtMillis(record) >= deadBeforeMillis) {
+          continue;
+        }
+        if (acceptors.get(i) != null) {
+          // Out of this sweep's reach (its bound is exclusive), due again in the next one.
+          batch.put(deaths, deathKey(deadBeforeMillis, Key.of(keys.get(i))), NOTHING);
+        } else if (removed.add(Key.of(keys.get(i)))) {
           batch.delete(records, keys.get(i));
         }
-        batch.delete(deaths, deathKeys.get(i));
       }
       db.write(writes, batch);
     } finally {

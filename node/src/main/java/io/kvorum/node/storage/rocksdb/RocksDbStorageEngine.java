@@ -92,7 +92,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
-    this.purger = new Purger(db, records, handles.get(1), pointReads, options.writes);
+    this.purger = new Purger(db, handles, pointReads, options.writes);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.acceptors = new RocksDbAcceptorStore(this, db, handles.get(3), options.syncedWrites);
     this.combiner =

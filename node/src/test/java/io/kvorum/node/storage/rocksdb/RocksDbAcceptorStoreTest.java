@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.consensus.AcceptorState;
 import io.kvorum.node.consensus.Ballot;
 import io.kvorum.node.consensus.Proposal;
+import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
@@ -67,6 +68,40 @@ class RocksDbAcceptorStoreTest extends AcceptorStoreContract {
     assertThat(await(store.state(empty)))
         .isEqualTo(new AcceptorState(ballot, Optional.of(nothing)));
     assertThat(await(engine.get(KEY))).as("an accepted value is not a record").isEmpty();
+  }
+
+  @Test
+  void theFloorSurvivesCloseAndReopen() {
+    await(store.raiseFloor(Version.of(1_000, 0)));
+    engine.close();
+
+    store = reopen(dir);
+
+    assertThat(store.floor()).isEqualTo(Version.of(1_000, 0));
+    assertThat(prepare(ballot(1_000, N1))).isInstanceOf(Reply.Rejected.class);
+  }
+
+  /**
+   * A tombstone long past its grace is kept while its key holds an acceptor state (which may count
+   * on it), and purged by the first record purge after that state is forgotten.
+   */
+  @Test
+  void aDeadRecordIsKeptWhileItsKeyHoldsAnAcceptorState() {
+    Ballot ballot = ballot(10, N1);
+    Record tombstone = Record.tombstone(Version.of(10, 0), 3);
+    prepare(ballot);
+    await(
+        store.step(
+            KEY, s -> s.accept(new Proposal(ballot, Optional.of(tombstone), Optional.empty()))));
+    await(engine.put(KEY, tombstone));
+
+    assertThat(await(engine.purge(Long.MAX_VALUE - 1, 100)).removed()).isZero();
+    assertThat(await(engine.get(KEY))).hasValue(tombstone);
+    await(store.raiseFloor(Version.of(20, 0)));
+    assertThat(await(store.purge(Map.of(KEY, Optional.of(tombstone))))).isEqualTo(1);
+
+    assertThat(await(engine.purge(Long.MAX_VALUE, 100)).removed()).isEqualTo(1);
+    assertThat(await(engine.get(KEY))).isEmpty();
   }
 
   /**
