@@ -25,27 +25,30 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
   private final List<ChartPod> pods = new ArrayList<>();
   private final RenderedChart chart;
   private final Map<String, Path> secrets;
+  private final Path clientCa;
   private final String volumes = "kvorum-chart-it-" + UUID.randomUUID().toString().substring(0, 8);
 
-  private ChartCluster(RenderedChart chart, Map<String, Path> secrets) {
+  private ChartCluster(RenderedChart chart, Map<String, Path> secrets, Path clientCa) {
     this.chart = chart;
     this.secrets = secrets;
+    this.clientCa = clientCa;
     for (int i = 0; i < chart.replicas(); i++) {
-      pods.add(new ChartPod(chart, i, network, volumes, freePort(), secrets));
+      pods.add(new ChartPod(chart, i, network, volumes, freePort(), secrets, clientCa));
     }
   }
 
   /** Starts every pod of the chart at once and returns when all are ready. */
   static ChartCluster start(RenderedChart chart) {
-    return start(chart, Map.of());
+    return start(chart, Map.of(), null);
   }
 
   /**
    * As {@link #start(RenderedChart)}, the Secrets the pods mount given as directories of their
-   * files by the Secret's name.
+   * files by the Secret's name, and the CA that clients trust when the pods serve HTTPS (null for
+   * plain HTTP).
    */
-  static ChartCluster start(RenderedChart chart, Map<String, Path> secrets) {
-    ChartCluster cluster = new ChartCluster(chart, secrets);
+  static ChartCluster start(RenderedChart chart, Map<String, Path> secrets, Path clientCa) {
+    ChartCluster cluster = new ChartCluster(chart, secrets, clientCa);
     try {
       Startables.deepStart(cluster.pods.stream().map(ChartPod::create)).join();
       return cluster;
@@ -65,7 +68,8 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
    * ordinal, from the same pod template, with a new claim. Returns once it is ready.
    */
   ChartPod scaleUp() {
-    ChartPod pod = new ChartPod(chart, pods.size(), network, volumes, freePort(), secrets);
+    ChartPod pod =
+        new ChartPod(chart, pods.size(), network, volumes, freePort(), secrets, clientCa);
     pods.add(pod);
     pod.create().start();
     return pod;
@@ -124,6 +128,14 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
               }
               return pending == 0;
             });
+  }
+
+  /**
+   * Runs the chart's {@code helm test} pod on the pods' network, as {@code helm test} does, and
+   * returns once it exited.
+   */
+  ChartHookPod.Outcome helmTest() {
+    return new ChartHookPod(chart.testPod(), network, secrets).run(Duration.ofMinutes(2));
   }
 
   private static int freePort() {

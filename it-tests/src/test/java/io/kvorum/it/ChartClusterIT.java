@@ -70,30 +70,31 @@ class ChartClusterIT {
     values.put("config.writeBufferSize", "8MiB");
     // Zones, as the production values have it: each pod passes its node's zone as --zone.
     values.put("zones.enabled", "true");
-    // Mutual TLS between the pods, as the production values have it, from an existing Secret.
+    // Mutual TLS between the pods and HTTPS for clients, as the production values have it, from an
+    // existing Secret.
     values.put("tls.enabled", "true");
+    values.put("tls.http", "true");
     values.put("tls.secretName", TLS_SECRET);
     chart = RenderedChart.render(RELEASE, NAMESPACE, values);
     tlsFiles = tlsSecret(chart);
-    cluster = ChartCluster.start(chart, Map.of(TLS_SECRET, tlsFiles));
+    cluster = ChartCluster.start(chart, Map.of(TLS_SECRET, tlsFiles), tlsFiles.resolve("ca.crt"));
   }
 
   /**
    * The Secret's files, tls.crt, tls.key and ca.crt, from a CA made for this run: one certificate
-   * for every pod, naming them all under the headless Service as cert-manager's would.
+   * for every pod, naming them all under the headless Service and the client Service as
+   * cert-manager's would (templates/certificate.yaml).
    */
   private static Path tlsSecret(RenderedChart chart) throws IOException {
     Path dir = Files.createTempDirectory("kvorum-chart-it-tls");
     // Read by the pods' non-root user, as the kubelet's projection (mode 0440, fsGroup) allows.
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     String headless = chart.headlessService().path("metadata").path("name").asText();
+    List<String> names = new ArrayList<>();
+    names.add("*." + headless + "." + NAMESPACE + ".svc." + RenderedChart.CLUSTER_DOMAIN);
+    names.addAll(chart.clientServiceDnsNames());
     TestCertificates.NodeFiles files =
-        TestCertificates.authority("chart-it-ca")
-            .issue(
-                RELEASE,
-                dir,
-                List.of(
-                    "*." + headless + "." + NAMESPACE + ".svc." + RenderedChart.CLUSTER_DOMAIN));
+        TestCertificates.authority("chart-it-ca").issue(RELEASE, dir, names);
     Files.move(files.certificate(), dir.resolve("tls.crt"));
     Files.move(files.key(), dir.resolve("tls.key"));
     for (String file : List.of("tls.crt", "tls.key", "ca.crt")) {
@@ -130,6 +131,8 @@ class ChartClusterIT {
     assertThePodsTalkMutualTls();
     assertProbesAnswer();
     assertHeapIsSizedFromTheMemoryLimit();
+    assertHelmTestPasses();
+    assertEveryPodIsHealthyForDocker();
 
     List<String> beforeKill = new ArrayList<>();
     try (KvorumClient client = cluster.client(0)) {
@@ -298,6 +301,41 @@ class ChartClusterIT {
             .as("%s of %s", probe, chart.podName(i))
             .isEqualTo(200);
       }
+    }
+  }
+
+  /**
+   * {@code helm test}: the chart's hook pod, the node image's data CLI over HTTPS trusting the CA,
+   * writes its key through the client Service's DNS name and reads it back; a client reads the same
+   * value afterwards.
+   */
+  private void assertHelmTestPasses() {
+    ChartHookPod.Outcome test = cluster.helmTest();
+    System.out.printf("[%s] helm test: exit %d, %s", scenario, test.exitCode(), test.logs());
+    assertThat(test.exitCode()).as("helm test pod's exit code; its log:%n%s", test.logs()).isZero();
+    String key = "helm-test/" + RELEASE;
+    Matcher written =
+        Pattern.compile("wrote and read back " + Pattern.quote(key) + " through \\S+: (.+)")
+            .matcher(test.logs());
+    assertThat(written.find()).as("the hook's report in its log:%n%s", test.logs()).isTrue();
+    try (KvorumClient client = cluster.client(1)) {
+      assertThat(client.get(utf8(key), Consistency.of(2, 3)))
+          .as("%s read through %s", key, chart.podName(1))
+          .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isEqualTo(written.group(1)));
+    }
+  }
+
+  /**
+   * The image's {@code HEALTHCHECK} (docker/healthcheck) over HTTPS: the nodes serve {@code
+   * --http-tls} (from {@code KVORUM_HTTP_TLS}), so it asks with {@code kvorum-node healthcheck}.
+   */
+  private void assertEveryPodIsHealthyForDocker() {
+    for (int i = 0; i < cluster.size(); i++) {
+      ChartPod pod = cluster.pod(i);
+      Awaitility.await(pod.name() + " healthy")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(pod::health, "healthy"::equals);
     }
   }
 

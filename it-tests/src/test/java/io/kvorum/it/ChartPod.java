@@ -54,12 +54,15 @@ final class ChartPod implements AutoCloseable {
   private final String volumePrefix;
   private final int hostPort;
   private final Map<String, Path> secrets;
+  private final Path clientCa;
   private final DockerClient docker = DockerClientFactory.instance().client();
   private GenericContainer<?> container;
 
   /**
    * @param secrets the directories holding each Secret's files by the Secret's name, for secret
    *     volumes (mounted read-only, as the kubelet projects a Secret)
+   * @param clientCa the CA a client trusts when the pod serves HTTPS ({@code tls.http}); null for
+   *     plain HTTP
    */
   ChartPod(
       RenderedChart chart,
@@ -67,9 +70,11 @@ final class ChartPod implements AutoCloseable {
       Network network,
       String volumePrefix,
       int hostPort,
-      Map<String, Path> secrets) {
+      Map<String, Path> secrets,
+      Path clientCa) {
     this.chart = chart;
     this.secrets = secrets;
+    this.clientCa = clientCa;
     this.ordinal = ordinal;
     this.network = network;
     this.volumePrefix = volumePrefix;
@@ -87,15 +92,23 @@ final class ChartPod implements AutoCloseable {
     JsonNode readiness = spec.path("readinessProbe").path("httpGet");
     int http = chart.containerPort(readiness.path("port"));
     List<String> names = chart.dnsNames(ordinal);
+    // The client Service's names too: Docker answers a name several containers share with all of
+    // them, as the Service's DNS name leads to its ready pods.
+    List<String> aliases = new ArrayList<>(names);
+    aliases.addAll(chart.clientServiceDnsNames());
     container =
         new GenericContainer<>(spec.path("image").asText())
             .withNetwork(network)
-            .withNetworkAliases(names.toArray(String[]::new))
+            .withNetworkAliases(aliases.toArray(String[]::new))
             .withEnv(environment(spec))
             .withExposedPorts(http)
             .withCreateContainerCmdModifier(cmd -> configure(cmd, spec, http, names.get(0)))
             .waitingFor(
-                new ReadinessProbeWait(readiness.path("path").asText(), http)
+                new ReadinessProbeWait(
+                        readiness.path("scheme").asText("HTTP"),
+                        readiness.path("path").asText(),
+                        http,
+                        clientCa)
                     .withStartupTimeout(startupBudget(spec)));
     if (spec.has("args")) {
       container.withCommand(texts(spec.path("args")).toArray(String[]::new));
@@ -304,7 +317,23 @@ final class ChartPod implements AutoCloseable {
   }
 
   KvorumClient client() {
-    return KvorumClient.connect("127.0.0.1", hostPort, Duration.ofSeconds(5));
+    if (clientCa == null) {
+      return KvorumClient.connect("127.0.0.1", hostPort, Duration.ofSeconds(5));
+    }
+    Duration timeout = Duration.ofSeconds(5);
+    return KvorumClient.builder()
+        .seed("127.0.0.1", hostPort)
+        .discovery(false)
+        .maxAttempts(1)
+        .deadline(timeout)
+        .attemptTimeout(timeout)
+        .tlsCa(clientCa)
+        .build();
+  }
+
+  /** Docker's health status of the container, from the image's {@code HEALTHCHECK}. */
+  String health() {
+    return docker.inspectContainerCmd(id()).exec().getState().getHealth().getStatus();
   }
 
   /** The HTTP status of one of the container's httpGet probes, asked from the host. */

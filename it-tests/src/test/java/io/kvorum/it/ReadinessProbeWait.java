@@ -1,12 +1,15 @@
 package io.kvorum.it;
 
+import io.kvorum.api.ClientTls;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
 
@@ -17,25 +20,38 @@ import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
  */
 final class ReadinessProbeWait extends AbstractWaitStrategy {
   private static final Duration POLL = Duration.ofMillis(250);
+  private final String scheme;
   private final String path;
   private final int port;
+  private final Path ca;
 
-  ReadinessProbeWait(String path, int port) {
+  /**
+   * @param scheme the probe's {@code scheme}, {@code HTTP} or {@code HTTPS}
+   * @param ca the CA that signed the pod's certificate, for {@code HTTPS}
+   */
+  ReadinessProbeWait(String scheme, String path, int port, Path ca) {
+    this.scheme = scheme.toLowerCase(Locale.ROOT);
     this.path = path;
     this.port = port;
+    this.ca = ca;
   }
 
   @Override
   protected void waitUntilReady() {
     URI uri =
         URI.create(
-            "http://"
+            scheme
+                + "://"
                 + waitStrategyTarget.getHost()
                 + ":"
                 + waitStrategyTarget.getMappedPort(port)
                 + path);
     long deadline = System.nanoTime() + startupTimeout.toNanos();
-    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
+    if (scheme.equals("https")) {
+      client.sslContext(ClientTls.trustingPem(ca));
+    }
+    try (HttpClient http = client.build()) {
       while (true) {
         if (!waitStrategyTarget.isRunning()) {
           throw new ContainerLaunchException(

@@ -134,6 +134,42 @@ final class RenderedChart {
     return namespace;
   }
 
+  /**
+   * The DNS names of the client Service (the chart's Service that is not headless), longest first,
+   * with the shorter forms a pod's search path resolves.
+   */
+  List<String> clientServiceDnsNames() {
+    String name =
+        resources.stream()
+            .filter(r -> "Service".equals(kindOf(r)))
+            .filter(r -> !"None".equals(r.path("spec").path("clusterIP").asText()))
+            .map(r -> r.path("metadata").path("name").asText())
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no client Service"));
+    return List.of(
+        name + "." + namespace + ".svc." + CLUSTER_DOMAIN,
+        name + "." + namespace + ".svc",
+        name + "." + namespace,
+        name);
+  }
+
+  /** The pod of the chart's {@code helm test} hook ({@code helm.sh/hook: test}). */
+  JsonNode testPod() {
+    List<JsonNode> hooks =
+        resources.stream()
+            .filter(r -> "Pod".equals(kindOf(r)))
+            .filter(
+                r ->
+                    "test"
+                        .equals(
+                            r.path("metadata").path("annotations").path("helm.sh/hook").asText()))
+            .toList();
+    if (hooks.size() != 1) {
+      throw new IllegalStateException("expected one helm test pod, the chart rendered " + hooks);
+    }
+    return hooks.get(0);
+  }
+
   int replicas() {
     return statefulSet.path("spec").path("replicas").asInt();
   }

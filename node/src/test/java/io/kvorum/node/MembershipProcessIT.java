@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.ProcessCluster;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,13 +22,14 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Issue 13 on real processes: a node joins a running cluster through {@code --join} and leaves it
- * by decommission (exit 0, and exit 2 if started again on its data); a joining node SIGKILLed
- * mid-stream and a leaving node SIGKILLed mid-decommission each resume when started again, and no
- * key is lost. The routine path (a clean start, a join, a decommission, a SIGTERM) logs no WARN or
- * ERROR.
+ * by {@code kvorum-node decommission --wait}, which sums the change up once the node left (the node
+ * exits 0, and exits 2 if started again on its data); a joining node SIGKILLed mid-stream and a
+ * leaving node SIGKILLed mid-decommission each resume when started again, and no key is lost. The
+ * routine path (a clean start, a join, a decommission, a SIGTERM) logs no WARN or ERROR.
  */
 class MembershipProcessIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -118,7 +122,8 @@ class MembershipProcessIT {
       preload(cluster, keys);
       int http = NodeProcess.freePort();
       int grpc = NodeProcess.freePort();
-      try (NodeProcess joined = joiner(cluster, http, grpc)) {
+      // A slow stream (its records take seconds), so that the operator's wait sees it move.
+      try (NodeProcess joined = joiner(cluster, http, grpc, "--repair-rate", "32KiB")) {
         awaitReady(joined, Duration.ofSeconds(60));
         JsonNode view = cluster(http);
         assertThat(view.path("nodes")).hasSize(4);
@@ -127,7 +132,33 @@ class MembershipProcessIT {
           assertEveryKey(kv, keys);
         }
 
-        assertThat(post(http, "/v0/cluster/decommission")).isEqualTo(202);
+        // Issue 27: the operator's command waits for the decommission to end and sums it up; the
+        // leaving node exits meanwhile, so the end is read from another member.
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = KvorumNode.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        java.util.List<String> args =
+            new java.util.ArrayList<>(
+                java.util.List.of(
+                    "decommission",
+                    "--wait",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    String.valueOf(http)));
+        for (int node = 0; node < 3; node++) {
+          args.add("--node=node-" + node + "=127.0.0.1:" + cluster.httpPort(node));
+        }
+        int exit = cli.execute(args.toArray(String[]::new));
+        System.out.printf("decommission --wait: exit %d%n%s%s", exit, out, err);
+        assertThat(exit).as("decommission --wait; stderr: %s", err).isZero();
+        assertThat(out.toString())
+            .contains("kvorum-node decommission: node-3 (http://127.0.0.1:" + http + ") is leaving")
+            .containsPattern(
+                "kvorum-node decommission: node-3 left the cluster( \\(as node-\\d sees it\\))?"
+                    + " in \\d+:\\d\\d: [1-9][\\d,]* copies of records streamed");
         assertThat(joined.awaitExit()).isZero();
         Awaitility.await()
             .atMost(Duration.ofSeconds(30))

@@ -6,6 +6,7 @@ import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.GetCommand;
 import io.kvorum.node.cli.admin.PutCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
+import io.kvorum.node.cli.admin.RepairCommand;
 import io.kvorum.node.cli.admin.ScanCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
@@ -41,6 +42,7 @@ import sun.misc.Signal;
       StatusCommand.class,
       DecommissionCommand.class,
       RemoveCommand.class,
+      RepairCommand.class,
       SnapshotCommand.class,
       LoadCommand.class,
       NodeZoneCommand.class,
@@ -71,11 +73,12 @@ import sun.misc.Signal;
       "A three-node cluster on this machine, for a first try:",
       "  kvorum-node local --nodes 3",
       "",
-      "The cluster as a node sees it, a node leaving it, a dead node removed (they ask the node"
-          + " at localhost:8080 by default):",
+      "The cluster as a node sees it, a node leaving it, a dead node removed, a repair (they ask"
+          + " the node at localhost:8080 by default; --wait follows the work to its end):",
       "  kvorum-node status --host 10.0.0.1",
-      "  kvorum-node decommission --host 10.0.0.3",
+      "  kvorum-node decommission --host 10.0.0.3 --wait",
       "  kvorum-node remove --host 10.0.0.1 n2",
+      "  kvorum-node repair --host 10.0.0.1 --wait",
       "",
       "Exit codes: 0 stopped normally, 2 invalid configuration, 1 unexpected failure."
     })

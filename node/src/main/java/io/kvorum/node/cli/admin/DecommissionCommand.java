@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
  * {@code kvorum-node decommission}: asks a node to leave the cluster ({@code POST
  * /v0/cluster/decommission}, SPEC §8). The node streams its records to their new owners, leaves the
  * membership and exits 0; this command returns once the node has started, as soon as it answers
- * 202. Exits 1 when the node refused (a change already in progress: 409) or could not be reached.
+ * 202, or with {@code --wait} once it left. Exits 1 when the node refused (a change already in
+ * progress: 409) or could not be reached, 4 when {@code --wait} saw the change end otherwise.
  */
 @Command(
     name = "decommission",
@@ -19,14 +20,16 @@ import picocli.CommandLine.Command;
           + " a pod) to decommission itself: it becomes 'leaving', streams its records to the nodes"
           + " that own them without it, leaves the membership and its process exits 0. The command"
           + " returns as soon as the node has started; follow it with 'kvorum-node status' on"
-          + " another node. One membership change runs at a time: a node refuses while another"
-          + " is in progress.",
+          + " another node, or give --wait to see its progress and a summary once it left (run"
+          + " it from outside the leaving node's container, which stops with the node). One"
+          + " membership change runs at a time: a node refuses while another is in progress.",
       ""
     },
     footer = {
       "",
-      "Exit codes: 0 the decommission started, 1 the node refused it or could not be reached, 2"
-          + " bad options."
+      "Exit codes: 0 the decommission started (with --wait: the node left), 1 the node refused"
+          + " it or could not be reached, 2 bad options, 4 (--wait) the change ended without the"
+          + " node leaving, or no node answered for 30 s."
     })
 public final class DecommissionCommand extends MembershipChangeCommand {
   static final String PATH = "/v0/cluster/decommission";

@@ -14,5 +14,11 @@ public final class ExitCodes {
   /** {@code get}: the key is absent (never written, deleted or expired). */
   public static final int ABSENT = 3;
 
+  /**
+   * {@code --wait}: the work started but did not finish: the change ended without its node leaving,
+   * a peer was not repaired, or the nodes stopped answering while it ran.
+   */
+  public static final int UNFINISHED = 4;
+
   private ExitCodes() {}
 }

@@ -5,16 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * An operator's sub-command that asks a node to start a membership change ({@code POST
  * /v0/cluster/...}, SPEC §8) and says in one line what came of it: started ({@code 202}, exit 0),
  * refused because another change is in progress ({@code 409}, exit 1, with the node's words), any
- * other answer or no answer (exit 1).
+ * other answer or no answer (exit 1). With {@code --wait} it then follows the change to its end
+ * ({@link ChangeWatch}): exit 0 once the node left, 4 if the change ended otherwise or could no
+ * longer be followed.
  */
 abstract class MembershipChangeCommand implements Callable<Integer> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -22,6 +26,23 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin NodeAddress node = new NodeAddress();
+
+  @Option(
+      names = "--wait",
+      description =
+          "Wait until the change is over, showing its progress (records streamed, MB/s, time"
+              + " left) and a summary; exit 4 if it ends without the node leaving or the nodes stop"
+              + " answering. Ctrl-C stops the waiting, not the change.")
+  boolean await;
+
+  @Mixin MemberAddresses members = new MemberAddresses();
+
+  /**
+   * How often {@code --wait} asks, and how long it lets every node be silent; tests shorten them.
+   */
+  Duration poll = Duration.ofSeconds(1);
+
+  Duration giveUp = Duration.ofSeconds(30);
 
   /** The sub-command's name, for its messages. */
   abstract String command();
@@ -64,7 +85,9 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
     if (status == 200 || status == 202) {
       out.println("kvorum-node " + command + ": " + started(who));
       out.flush();
-      return ExitCodes.OK;
+      return await && body != null && body.path("change").isObject()
+          ? follow(body.path("change"), out, err)
+          : ExitCodes.OK;
     }
     if (status == 409) {
       err.println(
@@ -80,6 +103,25 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
     err.println(
         "kvorum-node " + command + ": " + who + " answered " + NodeAddress.describe(status, body));
     return ExitCodes.FAILURE;
+  }
+
+  private int follow(JsonNode change, PrintWriter out, PrintWriter err)
+      throws InterruptedException {
+    ChangeWatch.Outcome outcome =
+        new ChangeWatch(
+                command(),
+                change,
+                node,
+                members,
+                new ProgressLine(err, ProgressLine.terminal(), System::nanoTime),
+                System::nanoTime,
+                poll,
+                giveUp)
+            .await();
+    (outcome.exitCode() == ExitCodes.OK ? out : err).println(outcome.message());
+    out.flush();
+    err.flush();
+    return outcome.exitCode();
   }
 
   private static JsonNode json(byte[] body) {

@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
  * {@code kvorum-node remove NODE}: asks a live node to remove a dead one from the cluster ({@code
  * POST /v0/cluster/remove?node=ID}, SPEC §8), as Cassandra's {@code nodetool removenode} does. The
  * node's keys are copied from their surviving replicas to their new owners; this command returns
- * once the change has started.
+ * once the change has started, or with {@code --wait} once it is complete.
  */
 @Command(
     name = "remove",
@@ -23,13 +23,16 @@ import picocli.CommandLine.Parameters;
           + " membership at once and each of its keys is copied from its surviving replicas to the"
           + " node that takes its place. Decommission a node that still runs instead: it hands its"
           + " own records over. A NODE that died while it was joining has its join aborted: the"
-          + " cluster keeps the members it had. Follow the change with 'kvorum-node status'.",
+          + " cluster keeps the members it had. Follow the change with 'kvorum-node status', or"
+          + " give --wait to see its progress and a summary once it is complete.",
       ""
     },
     footer = {
       "",
-      "Exit codes: 0 the removal started (or the join aborted), 1 the node refused it (e.g. another change in progress)"
-          + " or could not be reached, 2 bad options."
+      "Exit codes: 0 the removal started (with --wait: complete) or the join aborted, 1 the"
+          + " node refused it (e.g. another change in progress) or could not be reached, 2 bad"
+          + " options, 4 (--wait) the change ended without NODE leaving, or no node answered for"
+          + " 30 s."
     })
 public final class RemoveCommand extends MembershipChangeCommand {
   static final String PATH = "/v0/cluster/remove";

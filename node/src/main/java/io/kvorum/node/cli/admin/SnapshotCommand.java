@@ -11,10 +11,8 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,13 +71,7 @@ public final class SnapshotCommand implements Callable<Integer> {
               + " time now in UTC, e.g. 20261127-021500.")
   String name;
 
-  @Option(
-      names = "--node",
-      paramLabel = "ID=HOST:PORT",
-      description =
-          "The HTTP address of member ID, when it is not its inter-node host with --port. May be"
-              + " repeated.")
-  Map<String, String> httpAddresses = new LinkedHashMap<>();
+  @Mixin MemberAddresses addresses = new MemberAddresses();
 
   @Option(
       names = "--prefix",
@@ -204,28 +196,7 @@ public final class SnapshotCommand implements Callable<Integer> {
               + NodeAddress.describe(answer.statusCode(), cluster));
       return null;
     }
-    List<String[]> members = new ArrayList<>();
-    for (JsonNode member : cluster.path("nodes")) {
-      String id = member.path("id").asText();
-      String given = httpAddresses.get(id);
-      String base;
-      if (given != null) {
-        base = node.scheme() + "://" + given;
-      } else if (member.path("self").asBoolean()) {
-        base = node.baseUrl();
-      } else {
-        String address = member.path("address").asText();
-        int colon = address.lastIndexOf(':');
-        base =
-            node.scheme()
-                + "://"
-                + (colon > 0 ? address.substring(0, colon) : address)
-                + ":"
-                + node.port;
-      }
-      members.add(new String[] {id, base});
-    }
-    return members;
+    return addresses.of(cluster, node);
   }
 
   /** Where the member put the snapshot (a path), or why it did not take it. */

@@ -4,10 +4,10 @@ import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.NodeAddress;
+import io.kvorum.node.cli.admin.ProgressLine;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.server.RecordSources;
 import io.kvorum.node.storage.RecordSource;
-import java.io.Console;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -134,7 +134,8 @@ public final class LoadCommand implements Callable<Integer> {
         BatchSender sender =
             new BatchSender(node.baseUrl(), tls, authorization, ATTEMPTS, FIRST_BACKOFF)) {
       LoadProgress progress =
-          new LoadProgress(err, terminal(), reader.estimatedRecords(), System::nanoTime);
+          new LoadProgress(
+              err, ProgressLine.terminal(), reader.estimatedRecords(), System::nanoTime);
       Loader loader = new Loader(sender, limiter(), progress, batch, parallel);
       Loader.Result result = loader.load(reader);
       progress.finish();
@@ -209,18 +210,5 @@ public final class LoadCommand implements Callable<Integer> {
       throw new IOException("its first line is empty");
     }
     return lines.get(0).strip();
-  }
-
-  /** Whether the operator watches a terminal (JDK 22 and later tell; earlier, any console). */
-  private static boolean terminal() {
-    Console console = System.console();
-    if (console == null) {
-      return false;
-    }
-    try {
-      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
-    } catch (ReflectiveOperationException e) {
-      return true;
-    }
   }
 }

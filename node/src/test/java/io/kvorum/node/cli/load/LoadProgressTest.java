@@ -2,6 +2,7 @@ package io.kvorum.node.cli.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.cli.admin.ProgressLine;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,7 +50,7 @@ class LoadProgressTest {
 
   @Test
   void hoursShowAsHours() {
-    assertThat(LoadProgress.clock(3 * 3600 + 7 * 60 + 5)).isEqualTo("3:07:05");
-    assertThat(LoadProgress.clock(65)).isEqualTo("1:05");
+    assertThat(ProgressLine.clock(3 * 3600 + 7 * 60 + 5)).isEqualTo("3:07:05");
+    assertThat(ProgressLine.clock(65)).isEqualTo("1:05");
   }
 }
