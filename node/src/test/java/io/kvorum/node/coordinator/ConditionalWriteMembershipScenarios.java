@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.awaitility.Awaitility;
@@ -84,15 +85,17 @@ abstract class ConditionalWriteMembershipScenarios {
               i -> i < 3 ? cluster.node(1 + i).running() : joined.get())) {
         increments.awaitApplied(10);
         int n4 = cluster.join(2);
+        // Asked once: each call waits on a thread of the common pool until the node is ready.
+        CompletableFuture<Void> ready = cluster.node(n4).ready();
         awaitChange(cluster, "join");
         Awaitility.await()
             .atMost(Duration.ofSeconds(30))
             .until(() -> cluster.node(n4).stored(name).isPresent());
         increments.awaitApplied(increments.applied() + 10);
-        assertThat(cluster.node(n4).ready()).as("the join, held by the cut link").isNotDone();
+        assertThat(ready).as("the join, held by the cut link").isNotDone();
 
         cluster.heal();
-        assertThat(cluster.node(n4).ready()).succeedsWithin(Duration.ofSeconds(60));
+        assertThat(ready).succeedsWithin(Duration.ofSeconds(60));
         joined.set(true);
         increments.stopAt(increments.applied() + 15);
         increments.finish(Duration.ofSeconds(90));
@@ -182,17 +185,18 @@ abstract class ConditionalWriteMembershipScenarios {
       List<Porcupine.Operation> history = Collections.synchronizedList(new ArrayList<>());
       cluster.links().partition(N1, N4);
       int n4 = cluster.join(2);
+      CompletableFuture<Void> ready = cluster.node(n4).ready();
       awaitChange(cluster, "join");
 
       ConditionalWriteScenarios.recordRegister(cluster, key, history, i -> i < 12);
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> cluster.node(n4).stored(name).isPresent());
-      assertThat(cluster.node(n4).ready()).as("the join, held by the cut link").isNotDone();
+      assertThat(ready).as("the join, held by the cut link").isNotDone();
       cluster.heal();
       ConditionalWriteScenarios.recordRegister(
-          cluster, key, history, i -> i < 200 && !cluster.node(n4).ready().isDone());
-      assertThat(cluster.node(n4).ready()).succeedsWithin(Duration.ofSeconds(60));
+          cluster, key, history, i -> i < 200 && !ready.isDone());
+      assertThat(ready).succeedsWithin(Duration.ofSeconds(60));
       ConditionalWriteScenarios.recordRegister(cluster, key, history, i -> i < 12);
 
       assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();

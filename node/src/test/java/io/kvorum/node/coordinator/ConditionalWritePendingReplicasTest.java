@@ -104,7 +104,9 @@ class ConditionalWritePendingReplicasTest {
 
     assertThat(refused)
         .isInstanceOf(UnavailableException.class)
-        .hasMessageContaining("gives it 2 new replicas (n4, n5)")
+        .hasMessageContaining("gives it 2 new replicas (")
+        .hasMessageContaining("n4")
+        .hasMessageContaining("n5")
         .hasMessageContaining("join of n4")
         .hasMessageContaining("retry once the change has completed");
     FailureKind kind = FailureKind.of(refused);
