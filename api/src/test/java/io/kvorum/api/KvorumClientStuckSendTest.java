@@ -13,7 +13,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -153,7 +152,8 @@ class KvorumClientStuckSendTest {
         Throwable error = call.handle((tag, e) -> e).get(10, TimeUnit.SECONDS);
         if (error != null) {
           // A call given its turn in its last milliseconds times out while connecting: the JDK's
-          // HttpConnectTimeoutException (an HttpTimeoutException) whose cause is a ConnectException.
+          // HttpConnectTimeoutException (an HttpTimeoutException) whose cause is a
+          // ConnectException.
           assertThat(error)
               .isInstanceOf(CompletionException.class)
               .hasCauseInstanceOf(UncheckedIOException.class);
