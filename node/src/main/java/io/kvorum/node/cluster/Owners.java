@@ -35,9 +35,10 @@ public final class Owners {
    * The acceptors of a conditional write's Paxos rounds, by Cassandra's rule for lightweight
    * transactions ({@code ReplicaPlans.forPaxos}): the key's natural replicas (its read set) and its
    * pending ones (the replicas it gains by the change in progress); a round needs a majority of the
-   * natural ones plus every pending one. So any quorum of a round holds a majority of the natural
-   * replicas, as a round before the change does, and, the pending replica standing in for the one
-   * it displaces, a majority of the replicas after the change, as a round after it does.
+   * natural ones plus one more answer for each pending one. So any quorum of a round holds a
+   * majority of the natural replicas, as a round before the change does, and, the pending replica
+   * standing in for the one it displaces, a majority of the replicas after the change, as a round
+   * after it does.
    *
    * @param natural the key's replicas among the owners now
    * @param pending the replicas the key gains by the change in progress, none without one
@@ -109,9 +110,9 @@ public final class Owners {
   }
 
   /**
-   * The acceptors of {@code key}'s Paxos rounds for {@code from} copies ({@link Participants}). It
-   * may name more than one pending replica (a zone move can reorder a key's zones); Cassandra, and
-   * the conditional write, then refuse to run a round.
+   * The acceptors of {@code key}'s Paxos rounds for {@code from} copies ({@link Participants}).
+   * They include more than one pending replica only in a state kvorum's one-at-a-time changes do
+   * not make; the conditional write then refuses to run a round, as Cassandra does.
    */
   public Participants participants(Key key, int from) {
     List<NodeId> readers = readers(key, from);

@@ -36,10 +36,11 @@ import java.util.stream.Collectors;
 /**
  * Decides a conditional write (SPEC §10) with single-decree Paxos over the key's {@code from}
  * replicas, a majority of them answering ({@link Round}), and during a membership change over those
- * and the replica the key gains, which must answer too ({@link Owners#participants}, Cassandra's
- * rule); commits the chosen value as an ordinary record through the {@link WriteCoordinator}, so
- * plain reads, ranges, read repair, hints and anti-entropy see it, the new owners included; an
- * accepted value that is not committed yet is seen only by the next round, never by a plain read.
+ * and the replica the key gains, with one more answer for it ({@link Owners#participants},
+ * Cassandra's rule); commits the chosen value as an ordinary record through the {@link
+ * WriteCoordinator}, so plain reads, ranges, read repair, hints and anti-entropy see it, the new
+ * owners included; an accepted value that is not committed yet is seen only by the next round,
+ * never by a plain read.
  *
  * <p>A round that loses to another proposer's ballot is retried after a jittered, exponentially
  * growing pause (Resilience4j's {@link IntervalFunction}), with a ballot above the one it lost to,
