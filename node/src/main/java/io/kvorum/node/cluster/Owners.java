@@ -31,6 +31,37 @@ public final class Owners {
    */
   public record WriteSet(List<NodeId> nodes, int ack) {}
 
+  /**
+   * The acceptors of a conditional write's Paxos rounds, by Cassandra's rule for lightweight
+   * transactions ({@code ReplicaPlans.forPaxos}): the key's natural replicas (its read set) and its
+   * pending ones (the replicas it gains by the change in progress); a round needs a majority of the
+   * natural ones plus one more answer for each pending one. So any quorum of a round holds a
+   * majority of the natural replicas, as a round before the change does, and, the pending replica
+   * standing in for the one it displaces, a majority of the replicas after the change, as a round
+   * after it does.
+   *
+   * @param natural the key's replicas among the owners now
+   * @param pending the replicas the key gains by the change in progress, none without one
+   */
+  public record Participants(List<NodeId> natural, List<NodeId> pending) {
+    public Participants {
+      natural = List.copyOf(natural);
+      pending = List.copyOf(pending);
+    }
+
+    /** Every acceptor a round asks: the natural replicas, then the pending ones. */
+    public List<NodeId> all() {
+      List<NodeId> all = new ArrayList<>(natural);
+      all.addAll(pending);
+      return List.copyOf(all);
+    }
+
+    /** How many acceptors must promise, then accept: a majority of the natural ones + pending. */
+    public int required() {
+      return natural.size() / 2 + 1 + pending.size();
+    }
+  }
+
   public Owners(ClusterState state) {
     this.state = state;
     this.read = RendezvousPlacement.zoned(state.ownerZones());
@@ -76,6 +107,16 @@ public final class Owners {
     List<NodeId> nodes = new ArrayList<>(readers);
     nodes.addAll(gained);
     return new WriteSet(List.copyOf(nodes), ack + gained.size());
+  }
+
+  /**
+   * The acceptors of {@code key}'s Paxos rounds for {@code from} copies ({@link Participants}).
+   * They include more than one pending replica only in a state kvorum's one-at-a-time changes do
+   * not make; the conditional write then refuses to run a round, as Cassandra does.
+   */
+  public Participants participants(Key key, int from) {
+    List<NodeId> readers = readers(key, from);
+    return new Participants(readers, changing() ? gained(readers, targets(key, from)) : List.of());
   }
 
   /** The replicas {@code key}'s record gains by the change: its targets that are not owners now. */

@@ -2,6 +2,7 @@ package io.kvorum.node.coordinator;
 
 import io.github.resilience4j.core.IntervalFunction;
 import io.kvorum.node.clock.Clock;
+import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.consensus.Ballot;
 import io.kvorum.node.consensus.ConditionalWrite;
 import io.kvorum.node.consensus.Outcome;
@@ -15,6 +16,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.replication.Replicas;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,13 +31,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Decides a conditional write (SPEC §10) with single-decree Paxos over the key's {@code from}
- * replicas, a majority of them answering ({@link Round}), and commits the chosen value as an
- * ordinary record through the {@link WriteCoordinator}, so plain reads, ranges, read repair, hints
- * and anti-entropy see it; an accepted value that is not committed yet is seen only by the next
- * round, never by a plain read.
+ * replicas, a majority of them answering ({@link Round}), and during a membership change over those
+ * and the replica the key gains, with one more answer for it ({@link Owners#participants},
+ * Cassandra's rule); commits the chosen value as an ordinary record through the {@link
+ * WriteCoordinator}, so plain reads, ranges, read repair, hints and anti-entropy see it, the new
+ * owners included; an accepted value that is not committed yet is seen only by the next round,
+ * never by a plain read.
  *
  * <p>A round that loses to another proposer's ballot is retried after a jittered, exponentially
  * growing pause (Resilience4j's {@link IntervalFunction}), with a ballot above the one it lost to,
@@ -77,30 +82,28 @@ final class ConditionalWriteCoordinator {
    * Applies {@code write} to {@code key} if its condition holds.
    *
    * @return the record written; fails with {@link ConditionFailedException} if the condition does
-   *     not hold, {@link NotEnoughReplicasException} if it could not be decided in time
+   *     not hold, {@link NotEnoughReplicasException} if it could not be decided in time, {@link
+   *     UnavailableException} if the key gains more than one replica by the membership change in
+   *     progress (nothing was sent)
    */
   CompletableFuture<Record> write(Key key, ConditionalWrite write, Quorum quorum) {
-    List<NodeId> acceptors = membership.owners().readers(key, quorum.from());
     Attempts attempts =
-        new Attempts(
-            key,
-            write,
-            acceptors,
-            Math.max(quorum.ack(), acceptors.size() / 2 + 1),
-            timers.get(),
-            System.nanoTime() + timeout.toNanos());
+        new Attempts(key, write, quorum, timers.get(), System.nanoTime() + timeout.toNanos());
     attempts.start();
     // Counted before the caller sees the answer, so a client that saw it finds it counted.
     return attempts.result.whenComplete((written, error) -> metrics.ended(error));
   }
 
-  /** The rounds of one request, one at a time. */
+  /**
+   * The rounds of one request, one at a time. Each round takes its acceptors from the membership as
+   * it is when the round starts, so a retry during a membership change includes the key's pending
+   * replicas as soon as this node knows the change, and a request that outlives the change runs its
+   * later rounds on the new owners.
+   */
   private final class Attempts {
     private final Key key;
     private final ConditionalWrite write;
-    private final List<NodeId> acceptors;
-    private final int quorum;
-    private final int commitAck;
+    private final Quorum quorum;
     private final ScheduledExecutorService timer;
     private final long deadlineNanos;
     private final List<Proposal> earlier = new ArrayList<>();
@@ -108,21 +111,21 @@ final class ConditionalWriteCoordinator {
     private final CompletableFuture<Record> result = new CompletableFuture<>();
     private int attempt;
 
+    /** The acceptors of the current round. */
+    private Owners.Participants participants;
+
     /** What the current round sent in accepts: the value to commit once it is chosen. */
     private Proposal proposal;
 
     Attempts(
         Key key,
         ConditionalWrite write,
-        List<NodeId> acceptors,
-        int commitAck,
+        Quorum quorum,
         ScheduledExecutorService timer,
         long deadlineNanos) {
       this.key = key;
       this.write = write;
-      this.acceptors = acceptors;
-      this.quorum = acceptors.size() / 2 + 1;
-      this.commitAck = commitAck;
+      this.quorum = quorum;
       this.timer = timer;
       this.deadlineNanos = deadlineNanos;
     }
@@ -137,8 +140,10 @@ final class ConditionalWriteCoordinator {
     private void timedOut() {
       NotEnoughReplicasException timeout;
       synchronized (this) {
-        List<NodeId> silent = acceptors.stream().filter(n -> !failed.containsKey(n)).toList();
-        timeout = new NotEnoughReplicasException(quorum, 0, failed, silent);
+        List<NodeId> asked = participants == null ? List.of() : participants.all();
+        List<NodeId> silent = asked.stream().filter(n -> !failed.containsKey(n)).toList();
+        int required = participants == null ? 0 : participants.required();
+        timeout = new NotEnoughReplicasException(required, 0, failed, silent);
       }
       result.completeExceptionally(timeout);
     }
@@ -147,19 +152,53 @@ final class ConditionalWriteCoordinator {
       if (result.isDone()) {
         return;
       }
+      Owners owners = membership.owners();
+      Owners.Participants acceptors = owners.participants(key, quorum.from());
+      if (acceptors.pending().size() > 1) {
+        result.completeExceptionally(tooManyPending(owners, acceptors));
+        return;
+      }
+      synchronized (this) {
+        participants = acceptors;
+      }
+      List<NodeId> all = acceptors.all();
       Ballot ballot = new Ballot(clock.now(), replicas.self());
       Round round =
           new Round(
-              ballot, write, acceptors.size(), quorum, clock.wallMillis(), List.copyOf(earlier));
+              ballot,
+              write,
+              all.size(),
+              acceptors.required(),
+              clock.wallMillis(),
+              List.copyOf(earlier));
       metrics.prepare();
-      for (NodeId node : acceptors) {
+      for (NodeId node : all) {
         replicas
             .prepare(node, key, ballot)
-            .whenComplete((reply, error) -> answered(round, node, reply, error));
+            .whenComplete((reply, error) -> answered(round, acceptors, node, reply, error));
       }
     }
 
-    private void answered(Round round, NodeId node, Reply reply, Throwable error) {
+    /**
+     * Cassandra's answer to a lightweight transaction with more than one pending replica
+     * (unavailable): the quorum rule is argued for one replica changing hands at a time, and a key
+     * gaining more (a state kvorum's one-at-a-time changes do not make) is refused rather than
+     * reasoned about.
+     */
+    private UnavailableException tooManyPending(Owners owners, Owners.Participants acceptors) {
+      return new UnavailableException(
+          "conditional writes to this key are unavailable while the membership change in"
+              + " progress"
+              + owners.state().change().map(c -> " (" + c + ")").orElse("")
+              + " gives it "
+              + acceptors.pending().size()
+              + " new replicas ("
+              + acceptors.pending().stream().map(NodeId::value).collect(Collectors.joining(", "))
+              + "): a Paxos round allows at most one; retry once the change has completed");
+    }
+
+    private void answered(
+        Round round, Owners.Participants acceptors, NodeId node, Reply reply, Throwable error) {
       Round.Step step;
       synchronized (this) {
         if (error != null) {
@@ -174,17 +213,17 @@ final class ConditionalWriteCoordinator {
             proposal = send.proposal();
           }
           metrics.accept();
-          for (NodeId acceptor : acceptors) {
+          for (NodeId acceptor : acceptors.all()) {
             replicas
                 .accept(acceptor, key, send.proposal())
-                .whenComplete((r, e) -> answered(round, acceptor, r, e));
+                .whenComplete((r, e) -> answered(round, acceptors, acceptor, r, e));
           }
         }
-        case Round.Step.Done done -> ended(round, done.outcome());
+        case Round.Step.Done done -> ended(round, acceptors, done.outcome());
       }
     }
 
-    private void ended(Round round, Outcome outcome) {
+    private void ended(Round round, Owners.Participants acceptors, Outcome outcome) {
       Proposal accepted;
       synchronized (this) {
         accepted = proposal;
@@ -192,9 +231,9 @@ final class ConditionalWriteCoordinator {
       }
       switch (outcome) {
         case Outcome.Applied applied ->
-            commit(accepted).thenRun(() -> result.complete(applied.written()));
+            commit(accepted, acceptors).thenRun(() -> result.complete(applied.written()));
         case Outcome.Refused refused ->
-            commit(accepted)
+            commit(accepted, acceptors)
                 .thenRun(
                     () ->
                         result.completeExceptionally(
@@ -215,7 +254,7 @@ final class ConditionalWriteCoordinator {
         case Outcome.Indeterminate indeterminate ->
             result.completeExceptionally(
                 new NotEnoughReplicasException(
-                    quorum,
+                    acceptors.required(),
                     0,
                     Map.of(
                         replicas.self(),
@@ -225,15 +264,23 @@ final class ConditionalWriteCoordinator {
       }
     }
 
-    /** Makes the chosen value an ordinary record on a quorum; a failure fails the request (504). */
-    private CompletableFuture<Void> commit(Proposal accepted) {
+    /**
+     * Makes the chosen value an ordinary record on max({@code ack}, a majority) of the key's
+     * natural replicas and on its pending ones ({@link WriteCoordinator} adds those, one more
+     * confirmation each), so that the new owners hold it when the change completes; a failure fails
+     * the request (504).
+     */
+    private CompletableFuture<Void> commit(Proposal accepted, Owners.Participants acceptors) {
       Optional<Record> value = accepted == null ? Optional.empty() : accepted.value();
       if (value.isEmpty()) {
         return CompletableFuture.completedFuture(null);
       }
       metrics.commit();
+      int from = acceptors.natural().size();
+      // A request that outlived a change which shrank the cluster below its ack commits to all.
+      int ack = Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
       return writes
-          .write(key, value.get(), new Quorum(commitAck, acceptors.size()))
+          .write(key, value.get(), new Quorum(ack, from))
           .whenComplete(
               (ok, error) -> {
                 if (error != null) {

@@ -8,6 +8,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.transport.PeerTransport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * Drives the change in progress when this node is responsible for it: the joining node for a join,
  * the leaving node for a decommission, the moving node for a move, the first reachable member (by
  * id) of those that stay for a removal. Driving is: wait until every reachable member has
- * acknowledged the change's epoch (so every coordinator already writes to old and new owners),
- * stream the records that move ({@link Streamer}), then complete the change in a new epoch. A drive
- * that fails (a source or a destination down) is started again on the next tick and resumes where
- * the stream stopped; so is one interrupted by a crash, once the node is back.
+ * acknowledged the change's epoch (so every coordinator already writes to old and new owners), and
+ * then for the settle time (so requests begun before they knew it have ended), stream the records
+ * that move ({@link Streamer}), then complete the change in a new epoch. A drive that fails (a
+ * source or a destination down) is started again on the next tick and resumes where the stream
+ * stopped; so is one interrupted by a crash, once the node is back.
  */
 final class ChangeDriver {
   private static final Logger log = LoggerFactory.getLogger(ChangeDriver.class);
@@ -41,6 +43,7 @@ final class ChangeDriver {
   private final Streamer streamer;
   private final BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip;
   private final BooleanSupplier closed;
+  private final Duration settleTime;
   private final NodeId self;
   private final AtomicLong driving = new AtomicLong(-1);
   private final CompletableFuture<Void> left = new CompletableFuture<>();
@@ -51,13 +54,15 @@ final class ChangeDriver {
       MembershipStore files,
       Streamer streamer,
       BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip,
-      BooleanSupplier closed) {
+      BooleanSupplier closed,
+      Duration settleTime) {
     this.membership = membership;
     this.transport = transport;
     this.files = files;
     this.streamer = streamer;
     this.gossip = gossip;
     this.closed = closed;
+    this.settleTime = settleTime;
     this.self = membership.self();
   }
 
@@ -109,6 +114,10 @@ final class ChangeDriver {
     ClusterState state = membership.state();
     awaitAcknowledged(
         state, change.epoch(), change.kind() == ClusterState.Kind.REMOVE ? change.node() : null);
+    // Requests begun under the state before the change end meanwhile: a write that reached the old
+    // owners only is then there before the stream reads them, and a conditional write's round on
+    // the old replicas cannot still run once the change completes, when rounds go to the new ones.
+    settle();
     Owners owners = membership.owners();
     if (!current(change)) {
       return;
@@ -195,6 +204,15 @@ final class ChangeDriver {
 
   private static List<NodeId> gained(Owners owners, Entry entry) {
     return owners.gained(entry.key(), entry.record().replicas());
+  }
+
+  private void settle() {
+    long until = System.nanoTime() + settleTime.toNanos();
+    while (!closed.getAsBoolean()
+        && !Thread.currentThread().isInterrupted()
+        && System.nanoTime() < until) {
+      Threads.sleep(Math.min(100, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+    }
   }
 
   /**

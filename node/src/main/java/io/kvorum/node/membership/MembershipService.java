@@ -45,8 +45,10 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   /**
    * @param bytesPerSecond the most streaming sends (or receives) per second
    * @param gossipInterval how often the state is exchanged with every member
-   * @param settleTime how long old owners wait, once every member acknowledged a completed change,
-   *     before dropping what they no longer own (requests started under the old state finish)
+   * @param settleTime how long requests started under an older state may still run: the driver of a
+   *     change waits that long once every member acknowledged it before streaming, and old owners
+   *     wait that long once every member acknowledged a completed change before dropping what they
+   *     no longer own
    */
   public record Settings(long bytesPerSecond, Duration gossipInterval, Duration settleTime) {}
 
@@ -98,7 +100,14 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
             new RepairRate(settings.bytesPerSecond(), timers),
             files);
     this.driver =
-        new ChangeDriver(membership, transport, files, streamer, this::gossipTo, () -> closed);
+        new ChangeDriver(
+            membership,
+            transport,
+            files,
+            streamer,
+            this::gossipTo,
+            () -> closed,
+            settings.settleTime());
     this.sweep =
         new OwnershipSweep(
             membership, files, storage, transport, settings.settleTime(), () -> closed);

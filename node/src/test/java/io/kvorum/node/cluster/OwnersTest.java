@@ -101,4 +101,69 @@ class OwnersTest {
       assertThat(owners.handoffSource(key(i), 3)).isEmpty();
     }
   }
+
+  /**
+   * A state with two nodes joining at once, which kvorum never makes (one change at a time) but a
+   * conditional write must still refuse safely: keys can gain both.
+   */
+  private static ClusterState twoJoining() {
+    List<ClusterState.Node> nodes = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      nodes.add(
+          new ClusterState.Node(member(i), i <= 3 ? MemberState.NORMAL : MemberState.JOINING));
+    }
+    return new ClusterState(
+        2,
+        nodes,
+        Optional.of(new ClusterState.Change(ClusterState.Kind.JOIN, NodeId.of("n4"), 2, 0)));
+  }
+
+  @Test
+  void paxosParticipantsAreTheNaturalReplicasAndEveryPendingOne() {
+    Owners steady = new Owners(seed(3));
+    Owners.Participants none = steady.participants(key(0), 3);
+    assertThat(none.natural()).containsExactlyElementsOf(steady.readers(key(0), 3));
+    assertThat(none.pending()).isEmpty();
+    assertThat(none.all()).isEqualTo(none.natural());
+    assertThat(none.required()).isEqualTo(2);
+
+    Owners joining = new Owners(seed(3).withJoining(member(4), 0));
+    Owners.Participants one = joining.participants(keyGaining(joining, 1), 3);
+    assertThat(one.pending()).containsExactly(NodeId.of("n4"));
+    assertThat(one.all()).hasSize(4).endsWith(NodeId.of("n4"));
+    assertThat(one.required()).as("a majority of the three natural ones, plus n4").isEqualTo(3);
+
+    Owners.Participants fewOwners =
+        new Owners(seed(2).withJoining(member(3), 0)).participants(key(0), 3);
+    assertThat(fewOwners.natural()).hasSize(2);
+    assertThat(fewOwners.required()).as("all three").isEqualTo(3);
+
+    Owners twice = new Owners(twoJoining());
+    Owners.Participants two = twice.participants(keyGaining(twice, 2), 3);
+    assertThat(two.pending()).containsExactlyInAnyOrder(NodeId.of("n4"), NodeId.of("n5"));
+    assertThat(two.all()).hasSize(5);
+    assertThat(two.required()).isEqualTo(4);
+  }
+
+  @Test
+  void aDecommissionGivesTheKeysOfTheLeavingNodeOnePendingReplica() {
+    NodeId leaving = NodeId.of("n4");
+    Owners owners = new Owners(seed(4).withLeaving(leaving, ClusterState.Kind.DECOMMISSION, 0));
+    for (int i = 0; i < 100; i++) {
+      Owners.Participants participants = owners.participants(key(i), 3);
+      boolean held = participants.natural().contains(leaving);
+      assertThat(participants.pending()).hasSize(held ? 1 : 0);
+      assertThat(participants.required()).isEqualTo(held ? 3 : 2);
+    }
+  }
+
+  /** The first key that gains {@code count} replicas for three copies. */
+  private static Key keyGaining(Owners owners, int count) {
+    for (int i = 0; i < KEYS; i++) {
+      if (owners.gained(key(i), 3).size() == count) {
+        return key(i);
+      }
+    }
+    throw new AssertionError("no key gains " + count + " replicas");
+  }
 }

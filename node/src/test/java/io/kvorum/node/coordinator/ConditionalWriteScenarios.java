@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -153,54 +154,65 @@ abstract class ConditionalWriteScenarios {
   void aRegisterUnderConditionalWritesIsLinearizable(@TempDir Path dir) throws Exception {
     int operations = 25;
     try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
-      byte[] key = utf8("register");
       List<Porcupine.Operation> history = Collections.synchronizedList(new ArrayList<>());
-      ExecutorService clients = Executors.newFixedThreadPool(3);
-      try {
-        List<Future<?>> running = new ArrayList<>();
-        for (int c = 1; c <= 3; c++) {
-          int client = c;
-          KvorumClient kv = cluster.client(client);
-          running.add(
-              clients.submit(
-                  () -> {
-                    String seen = "";
-                    for (int i = 0; i < operations; i++) {
-                      boolean read = i % 3 == 0;
-                      String expect = read ? NEVER_ISSUED : seen;
-                      byte[] value = utf8("c" + client + "-" + i);
-                      long call = System.nanoTime();
-                      String result;
-                      String etag = "";
-                      try {
-                        ConditionalResult answer =
-                            expect.isEmpty()
-                                ? kv.putIfAbsent(key, value)
-                                : kv.putIfMatch(key, value, expect);
-                        result = answer.applied() ? "ok" : "refused";
-                        etag = answer.etag().orElse("");
-                        seen = etag;
-                      } catch (KvorumClientException e) {
-                        assertThat(e.status()).as("a conditional write's failure").isEqualTo(504);
-                        result = "unknown";
-                      } catch (UncheckedIOException e) {
-                        result = "unknown";
-                      }
-                      history.add(
-                          new Porcupine.Operation(
-                              client, call, System.nanoTime(), read, expect, result, etag));
-                    }
-                    return null;
-                  }));
-        }
-        for (Future<?> done : running) {
-          done.get(90, TimeUnit.SECONDS);
-        }
-      } finally {
-        clients.shutdownNow();
-      }
+      recordRegister(cluster, utf8("register"), history, i -> i < operations);
       assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
       assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
+    }
+  }
+
+  /**
+   * Three clients, one per node 1 to 3, each read {@code key} as a register (a write expecting a
+   * version never issued, answered 412 with the current ETag) every third operation and otherwise
+   * compare-and-set it on the version they last saw, for as long as {@code more} says of the
+   * operation's number; each operation as the client saw it is added to {@code history}.
+   */
+  static void recordRegister(
+      TestCluster cluster, byte[] key, List<Porcupine.Operation> history, IntPredicate more)
+      throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(3);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int c = 1; c <= 3; c++) {
+        int client = c;
+        KvorumClient kv = cluster.client(client);
+        running.add(
+            clients.submit(
+                () -> {
+                  String seen = "";
+                  for (int i = 0; more.test(i); i++) {
+                    boolean read = i % 3 == 0;
+                    String expect = read ? NEVER_ISSUED : seen;
+                    byte[] value = utf8("c" + client + "-" + i);
+                    long call = System.nanoTime();
+                    String result;
+                    String etag = "";
+                    try {
+                      ConditionalResult answer =
+                          expect.isEmpty()
+                              ? kv.putIfAbsent(key, value)
+                              : kv.putIfMatch(key, value, expect);
+                      result = answer.applied() ? "ok" : "refused";
+                      etag = answer.etag().orElse("");
+                      seen = etag;
+                    } catch (KvorumClientException e) {
+                      assertThat(e.status()).as("a conditional write's failure").isEqualTo(504);
+                      result = "unknown";
+                    } catch (UncheckedIOException e) {
+                      result = "unknown";
+                    }
+                    history.add(
+                        new Porcupine.Operation(
+                            client, call, System.nanoTime(), read, expect, result, etag));
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> done : running) {
+        done.get(90, TimeUnit.SECONDS);
+      }
+    } finally {
+      clients.shutdownNow();
     }
   }
 
@@ -240,7 +252,7 @@ abstract class ConditionalWriteScenarios {
     return registry.get("kvorum.paxos." + name).tag(tag, value).counter().count();
   }
 
-  private static byte[] utf8(String s) {
+  static byte[] utf8(String s) {
     return s.getBytes(UTF_8);
   }
 }

@@ -83,6 +83,7 @@ public final class CasCounter {
    */
   public static final class Increments implements AutoCloseable {
     private final AtomicInteger applied = new AtomicInteger();
+    private final AtomicInteger target;
     private final AtomicInteger unknown = new AtomicInteger();
     private final Map<Long, Integer> written = new ConcurrentHashMap<>();
     private final List<Long> doubled = new ArrayList<>();
@@ -102,13 +103,14 @@ public final class CasCounter {
         int nodes,
         IntFunction<KvorumClient> client,
         IntPredicate up) {
+      this.target = new AtomicInteger(target);
       this.workers = Executors.newFixedThreadPool(workers);
       for (int w = 0; w < workers; w++) {
         int worker = w;
         running.add(
             this.workers.submit(
                 () -> {
-                  for (int op = 0; applied.get() < target; op++) {
+                  for (int op = 0; applied.get() < this.target.get(); op++) {
                     int node = (worker + op) % nodes;
                     if (!up.test(node)) {
                       continue;
@@ -128,6 +130,16 @@ public final class CasCounter {
                   return null;
                 }));
       }
+    }
+
+    /** How many increments applied so far. */
+    public int applied() {
+      return applied.get();
+    }
+
+    /** The workers stop once {@code count} increments applied (instead of the target given). */
+    public void stopAt(int count) {
+      target.set(count);
     }
 
     /** Waits until at least {@code count} increments applied. */
