@@ -14,7 +14,10 @@
 // version's tag; a "refused" (412) names the current one ("" when absent). A "read" is a write
 // that expects a tag never issued: always refused, it names the current tag linearizably. An "unknown" (a timeout) may or may not have applied:
 // its return is taken as the end of time, and if it applied the register holds a tag nobody saw
-// answered, which any tag no "ok" answered then matches.
+// answered, which any tag no "ok" answered then matches if it is newer than the tag the write
+// replaced; once a refusal names the current tag, the register is at that tag. (Without those two
+// rules the model let an unknown state match the tag of an earlier unknown write, and rejected the
+// linearizable history of CI run 18: node/src/test/resources/io/kvorum/node/coordinator/ci18-join-history.json.)
 //
 // Prints "linearizable" (exit 0) or "not linearizable" (exit 1); exit 2 on a malformed history.
 package main
@@ -53,7 +56,9 @@ func model(answered map[string]bool) porcupine.Model {
 	// Whether the register in `state` is at `tag`.
 	at := func(state, tag string) bool {
 		if strings.HasPrefix(state, "unknown:") {
-			return tag != "" && !answered[tag]
+			// "unknown:<op>:<the tag it replaced>": a version nobody saw answered, newer than the
+			// one it replaced (a write's version is above the version it replaces).
+			return tag != "" && !answered[tag] && newer(tag, replaced(state))
 		}
 		return state == tag
 	}
@@ -68,10 +73,11 @@ func model(answered map[string]bool) porcupine.Model {
 			case "ok":
 				return holds, o.etag
 			case "refused":
-				return !holds && at(current, o.etag), current
+				// A refusal names the current tag: from then on an unknown state is that tag.
+				return !holds && at(current, o.etag), o.etag
 			default: // unknown
 				if holds {
-					return true, fmt.Sprintf("unknown:%d", i.id)
+					return true, fmt.Sprintf("unknown:%d:%s", i.id, replaced(current))
 				}
 				return true, current
 			}
@@ -138,4 +144,23 @@ func main() {
 	}
 	fmt.Println("not linearizable")
 	os.Exit(1)
+}
+
+// The tag of a known state, or the tag an unknown state replaced.
+func replaced(state string) string {
+	if strings.HasPrefix(state, "unknown:") {
+		return strings.SplitN(state, ":", 3)[2]
+	}
+	return state
+}
+
+// Whether version tag a ("\"<millis>.<counter>\"") is newer than b; every tag is newer than "".
+func newer(a, b string) bool {
+	if b == "" {
+		return true
+	}
+	var am, ac, bm, bc int64
+	fmt.Sscanf(strings.Trim(a, "\""), "%d.%d", &am, &ac)
+	fmt.Sscanf(strings.Trim(b, "\""), "%d.%d", &bm, &bc)
+	return am > bm || (am == bm && ac > bc)
 }
