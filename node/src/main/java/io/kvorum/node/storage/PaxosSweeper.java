@@ -1,6 +1,5 @@
 package io.kvorum.node.storage;
 
-import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +33,8 @@ public final class PaxosSweeper {
   private final Duration window;
   private final LongSupplier wallMillis;
   private final Counter purged;
-  private final AtomicBoolean running = new AtomicBoolean();
-  private final FailureStreak failures = new FailureStreak();
+  private final SweepRuns runs =
+      new SweepRuns(log, "the paxos state sweep", "forgot the paxos state of {} keys");
 
   public PaxosSweeper(
       StorageEngine records,
@@ -62,36 +60,15 @@ public final class PaxosSweeper {
    * @return the number of states forgotten
    */
   public CompletableFuture<Long> sweep() {
-    if (!running.compareAndSet(false, true)) {
-      return CompletableFuture.completedFuture(0L);
-    }
-    long below = wallMillis.getAsLong() - window.toMillis();
-    if (below <= 0) {
-      running.set(false);
-      return CompletableFuture.completedFuture(0L);
-    }
-    return states
-        .raiseFloor(Version.of(below, 0))
-        .thenCompose(floor -> sweepFrom(Optional.empty(), 0))
-        .whenComplete(
-            (removed, error) -> {
-              running.set(false);
-              if (error != null) {
-                if (failures.failed(error)) {
-                  log.warn(
-                      "the paxos state sweep failed: {}; it runs again at every interval, repeats"
-                          + " are not logged until it works again",
-                      error.toString());
-                }
-                return;
-              }
-              if (failures.succeeded()) {
-                log.info("the paxos state sweep works again");
-              }
-              if (removed > 0) {
-                log.info("forgot the paxos state of {} keys", removed);
-              }
-            });
+    return runs.run(
+        () -> {
+          long below = wallMillis.getAsLong() - window.toMillis();
+          return below <= 0
+              ? CompletableFuture.completedFuture(0L)
+              : states
+                  .raiseFloor(Version.of(below, 0))
+                  .thenCompose(floor -> sweepFrom(Optional.empty(), 0));
+        });
   }
 
   private CompletableFuture<Long> sweepFrom(Optional<Key> after, long removedSoFar) {

@@ -1,11 +1,9 @@
 package io.kvorum.node.storage;
 
-import io.kvorum.node.core.FailureStreak;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,10 +23,8 @@ public final class PurgeSweeper {
   private final LongSupplier wallMillis;
   private final LongSupplier purgeableBefore;
   private final Counter purged;
-  private final AtomicBoolean running = new AtomicBoolean();
-
-  /** A sweep fails at every interval while the disk is full: logged when it starts and ends. */
-  private final FailureStreak failures = new FailureStreak();
+  private final SweepRuns runs =
+      new SweepRuns(log, "the purge sweep", "purged {} tombstones and expired values");
 
   public PurgeSweeper(
       StorageEngine storage, Duration grace, LongSupplier wallMillis, MeterRegistry registry) {
@@ -61,35 +57,12 @@ public final class PurgeSweeper {
    * @return the number of records removed
    */
   public CompletableFuture<Long> sweep() {
-    if (!running.compareAndSet(false, true)) {
-      return CompletableFuture.completedFuture(0L);
-    }
-    long deadBefore =
-        Math.min(wallMillis.getAsLong() - grace.toMillis(), purgeableBefore.getAsLong());
-    if (deadBefore <= 0) {
-      running.set(false);
-      return CompletableFuture.completedFuture(0L);
-    }
-    return sweepFrom(deadBefore, 0)
-        .whenComplete(
-            (removed, error) -> {
-              running.set(false);
-              if (error != null) {
-                if (failures.failed(error)) {
-                  log.warn(
-                      "the purge sweep failed: {}; it runs again at every interval, repeats are"
-                          + " not logged until it works again",
-                      error.toString());
-                }
-                return;
-              }
-              if (failures.succeeded()) {
-                log.info("the purge sweep works again");
-              }
-              if (removed > 0) {
-                log.info("purged {} tombstones and expired values", removed);
-              }
-            });
+    return runs.run(
+        () -> {
+          long deadBefore =
+              Math.min(wallMillis.getAsLong() - grace.toMillis(), purgeableBefore.getAsLong());
+          return deadBefore <= 0 ? CompletableFuture.completedFuture(0L) : sweepFrom(deadBefore, 0);
+        });
   }
 
   private CompletableFuture<Long> sweepFrom(long deadBefore, long removedSoFar) {
