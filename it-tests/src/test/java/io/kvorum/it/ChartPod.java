@@ -242,6 +242,9 @@ final class ChartPod implements AutoCloseable {
       Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
       Files.setPosixFilePermissions(
           dir.resolve("zone"), PosixFilePermissions.fromString("rw-r--r--"));
+      // Bind-mounted while the test runs; gone when its JVM exits (the file first: reverse order).
+      dir.toFile().deleteOnExit();
+      dir.resolve("zone").toFile().deleteOnExit();
       return dir.toAbsolutePath();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

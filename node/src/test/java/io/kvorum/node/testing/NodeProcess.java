@@ -243,10 +243,20 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGKILL to the process and to what it started ({@code kvorum local}'s nodes), so that a test
+   * that failed midway leaves no node running: the children are listed before the parent dies,
+   * since they are no longer its descendants after.
+   */
   @Override
   public void close() throws InterruptedException {
+    List<ProcessHandle> children = process.descendants().toList();
+    children.forEach(ProcessHandle::destroyForcibly);
     if (process.isAlive()) {
       kill();
+    }
+    for (ProcessHandle child : children) {
+      child.onExit().completeOnTimeout(child, 30, TimeUnit.SECONDS).join();
     }
   }
 }
