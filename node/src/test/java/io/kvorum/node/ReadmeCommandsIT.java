@@ -175,8 +175,12 @@ class ReadmeCommandsIT {
     assertThat(RepositoryScripts.featureVersion(java.getParent().getParent()))
         .as("the Java of %s", java)
         .isGreaterThanOrEqualTo(21);
-    assertThat(node.info().arguments().orElseThrow())
+    List<String> arguments = List.of(node.info().arguments().orElseThrow());
+    assertThat(arguments)
         .contains("--enable-native-access=ALL-UNNAMED", "-XX:+ExitOnOutOfMemoryError");
+    // The three nodes share this machine's cores (LocalClusterCommand.loopsFlag).
+    int loops = Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
+    assertThat(arguments).containsSequence("--io-threads", String.valueOf(loops));
   }
 
   private static boolean isNode(ProcessHandle process) {

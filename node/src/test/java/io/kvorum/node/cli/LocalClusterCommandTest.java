@@ -23,4 +23,13 @@ class LocalClusterCommandTest {
     assertThat(command).containsOnlyOnce("--enable-native-access=ALL-UNNAMED");
     assertThat(command.getLast()).isEqualTo(KvorumNode.class.getName());
   }
+
+  @Test
+  void nodesSharingTheMachineShareItsCoresUnlessTheFlagsChoose() {
+    assertThat(LocalClusterCommand.loopsFlag(List.of(), 3, 2)).containsExactly("--io-threads", "1");
+    assertThat(LocalClusterCommand.loopsFlag(List.of(), 3, 8)).containsExactly("--io-threads", "2");
+    assertThat(LocalClusterCommand.loopsFlag(List.of(), 1, 4)).containsExactly("--io-threads", "4");
+    assertThat(LocalClusterCommand.loopsFlag(List.of("--io-threads", "3"), 3, 2)).isEmpty();
+    assertThat(LocalClusterCommand.loopsFlag(List.of("--io-threads=3"), 3, 2)).isEmpty();
+  }
 }
