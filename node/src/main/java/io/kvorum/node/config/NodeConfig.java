@@ -188,8 +188,14 @@ public record NodeConfig(
    *     is min(replication factor, the number of members that own data)
    * @param join the member a node with an empty data directory asks to admit it, if any
    * @param zone the failure domain this node is in (SPEC §3); {@link Zone#NONE} when unnamed
+   * @param settleTime how long the driver of a membership change waits, once every member has
+   *     acknowledged it, before it streams (requests begun under the older state have ended by
+   *     then); empty, as every node built from the command line has it: twice the request timeout.
+   *     No flag sets it: in-process test clusters whose scenario has no request in flight during a
+   *     change give a shorter one
    */
-  public record Membership(int replicationFactor, Optional<Address> join, Zone zone) {
+  public record Membership(
+      int replicationFactor, Optional<Address> join, Zone zone, Optional<Duration> settleTime) {
     /** The default: three copies. */
     public static final int DEFAULT_REPLICATION_FACTOR = 3;
 
@@ -199,6 +205,23 @@ public record NodeConfig(
       }
       Objects.requireNonNull(join, "join");
       Objects.requireNonNull(zone, "zone");
+      Objects.requireNonNull(settleTime, "settleTime");
+      settleTime.ifPresent(
+          t -> {
+            if (t.isNegative()) {
+              throw new IllegalArgumentException("settle time must not be negative");
+            }
+          });
+    }
+
+    /** Copies of a key, a join and a zone; the settle time derived from the request timeout. */
+    public Membership(int replicationFactor, Optional<Address> join, Zone zone) {
+      this(replicationFactor, join, zone, Optional.empty());
+    }
+
+    /** The settle time given {@code requestTimeout}: the one set, else twice the timeout. */
+    public Duration settleTime(Duration requestTimeout) {
+      return settleTime.orElse(requestTimeout.multipliedBy(2));
     }
 
     /** Copies of a key, no join, no zone: a member of a seeded cluster. */

@@ -72,7 +72,7 @@ public final class ReplicationBootstrap {
                 new MembershipService.Settings(
                     config.repair().bytesPerSecond(),
                     MembershipService.GOSSIP_INTERVAL,
-                    config.requestTimeout().multipliedBy(2)),
+                    config.membership().settleTime(config.requestTimeout())),
                 resources.timers(),
                 clock::wallMillis));
     PurgeSweeper sweeper =

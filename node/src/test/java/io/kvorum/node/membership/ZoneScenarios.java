@@ -34,9 +34,16 @@ abstract class ZoneScenarios {
   /** The binding these scenarios run on. */
   abstract TestCluster.Factory clusters();
 
-  /** Starts nodes n1.. in the zones given, one per node. */
+  /**
+   * Starts nodes n1.. in the zones given, one per node. Each node's move into its zone is a
+   * membership change, and the changes run one after another before the cluster is ready; no
+   * request runs meanwhile, so their drivers need not wait for any to end: a short settle time.
+   */
   private TestCluster start(String... zones) {
-    return clusters().start(zones.length, c -> c.zone(zones[number(c.nodeId()) - 1]));
+    return clusters()
+        .start(
+            zones.length,
+            c -> c.zone(zones[number(c.nodeId()) - 1]).settleTime(Duration.ofMillis(100)));
   }
 
   private static int number(NodeId id) {

@@ -34,6 +34,7 @@ public final class TestConfig {
   private int replicationFactor = NodeConfig.Membership.DEFAULT_REPLICATION_FACTOR;
   private NodeConfig.Address join;
   private Zone zone = Zone.NONE;
+  private Duration settleTime;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -150,6 +151,16 @@ public final class TestConfig {
     return this;
   }
 
+  /**
+   * The settle time of the membership changes this node drives (no flag sets it; nodes from the
+   * command line wait twice the request timeout): only for scenarios with no request in flight
+   * while a change is under way, where waiting for such requests is time spent for nothing.
+   */
+  public TestConfig settleTime(Duration settle) {
+    this.settleTime = settle;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -176,6 +187,10 @@ public final class TestConfig {
         new NodeConfig.Repair(repairRate, repairInterval),
         Optional.empty(),
         authTokens,
-        new NodeConfig.Membership(replicationFactor, java.util.Optional.ofNullable(join), zone));
+        new NodeConfig.Membership(
+            replicationFactor,
+            java.util.Optional.ofNullable(join),
+            zone,
+            Optional.ofNullable(settleTime)));
   }
 }

@@ -192,7 +192,8 @@ public final class TestNode implements AutoCloseable {
             config.repair(),
             config.tls(),
             config.authTokens(),
-            new NodeConfig.Membership(m.replicationFactor(), m.join(), Zone.of(zone)));
+            new NodeConfig.Membership(
+                m.replicationFactor(), m.join(), Zone.of(zone), m.settleTime()));
     launch();
   }
 
