@@ -188,7 +188,8 @@ final class RetryingSender {
       return;
     }
     URI node = endpoints.next();
-    Duration timeout = Duration.ofNanos(Math.min(left, settings.attemptTimeout().toNanos()));
+    boolean cutShort = left < settings.attemptTimeout().toNanos();
+    Duration timeout = Duration.ofNanos(cutShort ? left : settings.attemptTimeout().toNanos());
     CompletableFuture<HttpResponse<byte[]>> sent;
     try {
       sent = exchange(flight.call.request(node, timeout, settings.authorization()));
@@ -214,7 +215,7 @@ final class RetryingSender {
           if (cause instanceof CancellationException) {
             cause = new HttpTimeoutException("no answer from " + node + " within " + timeout);
           }
-          next(flight, attempt, new Outcome(node, response, cause));
+          next(flight, attempt, new Outcome(node, response, cause, cutShort));
         });
   }
 
@@ -246,7 +247,12 @@ final class RetryingSender {
     return sent;
   }
 
-  private record Outcome(URI node, HttpResponse<byte[]> response, Throwable error) {}
+  /**
+   * @param cutShort whether the attempt had less time than the attempt timeout: the call's deadline
+   *     came first
+   */
+  private record Outcome(
+      URI node, HttpResponse<byte[]> response, Throwable error, boolean cutShort) {}
 
   private void next(Flight flight, int attempt, Outcome outcome) {
     Call call = flight.call;
@@ -263,7 +269,11 @@ final class RetryingSender {
         return;
       }
       boolean neverSent = neverSent(error);
-      endpoints.markDown(outcome.node(), settings.downFor().toNanos());
+      // A node that did not answer within what was left of the call's deadline may still answer
+      // within an attempt timeout: it is not taken out of turn for the call's lack of time.
+      if (!(outcome.cutShort() && error instanceof HttpTimeoutException)) {
+        endpoints.markDown(outcome.node(), settings.downFor().toNanos());
+      }
       again = neverSent || call.repeat() == Repeat.SAFE;
     } else if (outcome.response().statusCode() == 503) {
       endpoints.markDown(outcome.node(), wait.toNanos());

@@ -171,6 +171,42 @@ class KvorumClientRetryTest {
   }
 
   @Test
+  void aNodeSlowerThanWhatIsLeftOfADeadlineStaysInTurn() throws Exception {
+    AtomicInteger slowCalls = new AtomicInteger();
+    HttpServer slow =
+        stub(
+            "127.0.0.1",
+            0,
+            n -> {
+              slowCalls.set(n);
+              try {
+                Thread.sleep(400);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return Answer.of(404);
+            });
+    HttpServer fine = stub("127.0.0.1", 0, n -> Answer.of(404));
+    // 200 ms per call, 3 s per attempt: the slow node's attempts are cut short by the deadline.
+    try (KvorumClient kv =
+        client(slow, fine).deadline(Duration.ofMillis(200)).maxAttempts(1).build()) {
+      for (int call = 1; call <= 4; call++) {
+        if (call % 2 == 1) {
+          assertThatThrownBy(() -> kv.get("k".getBytes(UTF_8)))
+              .as("call %d, to the slow node", call)
+              .isInstanceOf(UncheckedIOException.class)
+              .satisfies(Causes.timedOut());
+        } else {
+          assertThat(kv.get("k".getBytes(UTF_8))).as("call %d", call).isEmpty();
+        }
+      }
+    }
+    // Taken in turn: calls 1 and 3 went to the slow node. Marked down after its first timeout, it
+    // would have had call 1 only, and call 3 would have gone to the other node.
+    assertThat(slowCalls).hasValue(2);
+  }
+
+  @Test
   void problemDetailsBecomeTypedExceptions() throws Exception {
     HttpServer node =
         stub(
