@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,6 +51,7 @@ import sun.misc.Signal;
 final class LocalClusterCommand implements Callable<Integer> {
   private static final Duration READY_WITHIN = Duration.ofSeconds(90);
   private static final Duration RELAY_DRAIN = Duration.ofSeconds(2);
+  private static final Duration STOP_WITHIN = Duration.ofSeconds(30);
 
   @Spec CommandSpec spec;
 
@@ -282,21 +285,32 @@ final class LocalClusterCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private synchronized void stopChildren() {
-    stopping = true;
-    // SIGTERM through the handle: Process.destroy would also close the pipes, and the nodes'
-    // shutdown lines would be lost.
-    children.forEach(child -> child.toHandle().destroy());
-    for (Process child : children) {
+  /**
+   * SIGTERM to every node at once, then SIGKILL to those still running when {@code within} is over:
+   * one deadline for all, so a node slow to stop (its shutdown grace, hints it tries to deliver to
+   * nodes that are stopping too) delays Ctrl-C by {@code within} at most, not by that much per
+   * node. Through the handles: {@code Process.destroy} would also close the pipes, and the nodes'
+   * shutdown lines would be lost.
+   */
+  static void stopAll(List<ProcessHandle> nodes, Duration within) {
+    nodes.forEach(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + within.toNanos();
+    for (ProcessHandle node : nodes) {
       try {
-        if (!child.waitFor(30, TimeUnit.SECONDS)) {
-          child.toHandle().destroyForcibly();
-        }
+        node.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        node.destroyForcibly();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        child.toHandle().destroyForcibly();
+        nodes.forEach(ProcessHandle::destroyForcibly);
+        return;
       }
     }
+  }
+
+  private synchronized void stopChildren() {
+    stopping = true;
+    stopAll(children.stream().map(Process::toHandle).toList(), STOP_WITHIN);
     // The nodes' last lines ("node node-i stopped") may still be in the pipes: relay them before
     // this process exits, which would end the relays (daemons) mid-way.
     long deadline = System.nanoTime() + RELAY_DRAIN.toNanos();

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class LocalClusterCommandTest {
@@ -31,5 +34,28 @@ class LocalClusterCommandTest {
     assertThat(LocalClusterCommand.loopsFlag(List.of(), 1, 4)).containsExactly("--io-threads", "4");
     assertThat(LocalClusterCommand.loopsFlag(List.of("--io-threads", "3"), 3, 2)).isEmpty();
     assertThat(LocalClusterCommand.loopsFlag(List.of("--io-threads=3"), 3, 2)).isEmpty();
+  }
+
+  @Test
+  void ctrlCStopsNodesThatIgnoreItWithinOneDeadlineForAll() throws Exception {
+    List<ProcessHandle> stubborn = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      stubborn.add(
+          new ProcessBuilder("sh", "-c", "trap '' TERM; while true; do sleep 1; done")
+              .start()
+              .toHandle());
+    }
+    try {
+      long start = System.nanoTime();
+      LocalClusterCommand.stopAll(stubborn, Duration.ofSeconds(2));
+
+      for (ProcessHandle node : stubborn) {
+        node.onExit().get(5, TimeUnit.SECONDS);
+      }
+      // One deadline for the three, not two seconds each.
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    } finally {
+      stubborn.forEach(ProcessHandle::destroyForcibly);
+    }
   }
 }

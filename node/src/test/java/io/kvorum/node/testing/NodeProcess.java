@@ -117,9 +117,14 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   public void awaitReady() {
+    awaitReady(Duration.ofSeconds(30));
+  }
+
+  /** Waits up to {@code within} for the node to report ready; fails at once if it exits. */
+  public void awaitReady(Duration within) {
     try (KvorumClient client = client()) {
       Awaitility.await()
-          .atMost(Duration.ofSeconds(30))
+          .atMost(within)
           .pollInterval(Duration.ofMillis(100))
           .failFast(
               "the node exited",

@@ -2,6 +2,7 @@ package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -62,15 +63,24 @@ public final class ProcessCluster implements AutoCloseable {
     return this;
   }
 
-  /** Starts every node and waits until all are ready, but those in {@code notAwaited}. */
+  /**
+   * Starts every node and waits until all are ready, but those in {@code notAwaited}: 10 s per
+   * node, at least 30 s. Nodes launched together share two cores, and nodes started in zones move
+   * into them one membership change at a time, each waiting a gossip tick and the settle time (2x
+   * the request timeout): six such nodes took about 30 s to be ready in CI.
+   */
   public ProcessCluster start(int... notAwaited) {
     for (int i = 0; i < nodes.length; i++) {
       launch(i);
     }
+    long deadline =
+        System.nanoTime() + Duration.ofSeconds(Math.max(30, 10L * nodes.length)).toNanos();
     for (int i = 0; i < nodes.length; i++) {
       int node = i;
       if (IntStream.of(notAwaited).noneMatch(n -> n == node)) {
-        nodes[i].awaitReady();
+        nodes[i].awaitReady(
+            Duration.ofNanos(
+                Math.max(deadline - System.nanoTime(), Duration.ofSeconds(1).toNanos())));
       }
     }
     return this;
