@@ -7,6 +7,7 @@ import io.kvorum.node.testing.RepositoryScripts.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * How {@code bin/find-java} chooses a Java, on fake Java homes (a {@code release} file and stub
  * executables), and that {@code bin/kvorum} and {@code ./mvnw} say in one line what to install when
- * no Java 21 or newer exists anywhere. No JVM is started: the finder reads release files.
+ * no Java 21 or newer exists anywhere, and when the launcher uses the build's AOT cache. No JVM is
+ * started: the finder reads release files.
  */
 class LaunchScriptsTest {
   private static final Duration LIMIT = Duration.ofSeconds(30);
@@ -117,6 +119,47 @@ class LaunchScriptsTest {
         .singleElement()
         .asString()
         .startsWith("kvorum needs Java 21 or newer (a JDK or a JRE) and found none: install one");
+  }
+
+  @Test
+  void theLauncherUsesTheBuildsAotCacheOnlyWhenFreshAndTrainedOnItsJdkForItsJar()
+      throws IOException {
+    Path java = fakeJava(work.resolve("jdk-25"), "25.0.1", true);
+    // This java prints the flags it was given.
+    Files.writeString(java.resolve("bin/java"), "#!/bin/sh\necho \"$@\"\n");
+    Path copy = Files.createDirectories(work.resolve("kvorum"));
+    Files.createDirectories(copy.resolve("bin"));
+    for (String script : new String[] {"bin/kvorum", "bin/find-java"}) {
+      Files.copy(repository.resolve(script), copy.resolve(script));
+    }
+    Path target = Files.createDirectories(copy.resolve("node/target"));
+    Path jar = Files.writeString(target.resolve("kvorum-node.jar"), "a jar");
+    Path cache = Files.writeString(target.resolve("kvorum-node.aot"), "a cache");
+    Path trainedBy = target.resolve("kvorum-node.aot.java");
+    Files.writeString(trainedBy, java + "\n" + jar.toRealPath() + "\n");
+    String used = "-XX:AOTCache=" + cache;
+    Map<String, String> env = environment(Map.of("JAVA_HOME", java.toString()), Optional.empty());
+    String launcher = copy.resolve("bin/kvorum").toString();
+
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(1_000_000));
+    assertThat(run(env, launcher, "--version").stdout()).as("a fresh cache").contains(used);
+
+    Map<String, String> ownCache = new HashMap<>(env);
+    ownCache.put("JAVA_OPTS", "-XX:AOTMode=off");
+    assertThat(run(ownCache, launcher, "--version").stdout())
+        .as("JAVA_OPTS choosing")
+        .contains("-XX:AOTMode=off")
+        .doesNotContain(used);
+
+    Files.writeString(trainedBy, work.resolve("jdk-26") + "\n" + jar.toRealPath() + "\n");
+    assertThat(run(env, launcher, "--version").stdout()).as("another JDK's").doesNotContain(used);
+
+    Files.writeString(trainedBy, java + "\n" + work.resolve("other/kvorum-node.jar") + "\n");
+    assertThat(run(env, launcher, "--version").stdout()).as("another jar's").doesNotContain(used);
+
+    Files.writeString(trainedBy, java + "\n" + jar.toRealPath() + "\n");
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    assertThat(run(env, launcher, "--version").stdout()).as("a stale cache").doesNotContain(used);
   }
 
   /** A Java home that only looks like one: a release file and executables that do nothing. */

@@ -172,12 +172,16 @@ class ReadmeCommandsIT {
 
   private static void runsOnJava21WithTheLaunchersFlags(ProcessHandle node) {
     Path java = Path.of(node.info().command().orElseThrow());
-    assertThat(RepositoryScripts.featureVersion(java.getParent().getParent()))
-        .as("the Java of %s", java)
-        .isGreaterThanOrEqualTo(21);
+    int feature = RepositoryScripts.featureVersion(java.getParent().getParent());
+    assertThat(feature).as("the Java of %s", java).isGreaterThanOrEqualTo(21);
     List<String> arguments = List.of(node.info().arguments().orElseThrow());
     assertThat(arguments)
         .contains("--enable-native-access=ALL-UNNAMED", "-XX:+ExitOnOutOfMemoryError");
+    // On a JDK that has it, the build trained the AOT cache and bin/kvorum starts the nodes with
+    // it (node/pom.xml, profile aot-cache).
+    if (feature >= 25) {
+      assertThat(arguments).anySatisfy(flag -> assertThat(flag).endsWith("/kvorum-node.aot"));
+    }
     // The three nodes share this machine's cores (LocalClusterCommand.loopsFlag).
     int loops = Math.max(1, Runtime.getRuntime().availableProcessors() / 3);
     assertThat(arguments).containsSequence("--io-threads", String.valueOf(loops));

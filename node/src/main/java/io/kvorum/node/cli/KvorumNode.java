@@ -39,6 +39,7 @@ import sun.misc.Signal;
     header = "Runs a node of kvorum, a Dynamo-style distributed key-value store.",
     subcommands = {
       LocalClusterCommand.class,
+      TrainCommand.class,
       StatusCommand.class,
       DecommissionCommand.class,
       RemoveCommand.class,
