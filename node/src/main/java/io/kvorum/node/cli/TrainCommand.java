@@ -4,6 +4,7 @@ import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;
+import io.kvorum.node.core.Directories;
 import io.kvorum.node.server.KvorumServer;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -30,7 +30,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -106,7 +105,7 @@ final class TrainCommand implements Callable<Integer> {
       run(http, bases);
     } finally {
       nodes.reversed().forEach(KvorumServer::shutdown);
-      delete(data);
+      Directories.removeTree(data);
     }
     long total = served.get() + failed.get();
     out.printf(
@@ -240,14 +239,6 @@ final class TrainCommand implements Callable<Integer> {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void delete(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.kvorum.node.storage.rocksdb;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.node.core.Directories;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.core.SnapshotException;
@@ -100,7 +101,7 @@ public final class RocksDbSnapshots implements Snapshots {
     long started = System.nanoTime();
     try {
       Files.createDirectories(directory);
-      removeTree(partial);
+      Directories.removeTree(partial);
       long versionsUpTo = clock.getAsLong();
       long records = engine.stats().estimatedKeys();
       engine.guarded(
@@ -177,7 +178,7 @@ public final class RocksDbSnapshots implements Snapshots {
       throw new SnapshotException(SnapshotException.Reason.UNKNOWN_SNAPSHOT, name);
     }
     try {
-      removeTree(target);
+      Directories.removeTree(target);
       keepInLimitNow();
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "delete snapshot " + name, null, e);
@@ -241,20 +242,9 @@ public final class RocksDbSnapshots implements Snapshots {
     }
   }
 
-  private static void removeTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
-  }
-
   private static void removeQuietly(Path dir) {
     try {
-      removeTree(dir);
+      Directories.removeTree(dir);
     } catch (IOException e) {
       // Left for the next take of that name, which removes it first.
     }
