@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -287,7 +288,10 @@ class FaultScenariosIT {
     assertThat(load.failures() - failuresBefore)
         .as("quorum requests that failed while node-2 was full: %s", load.failureReasons())
         .isLessThan(5);
-    assertThat(count(full.logs(), "the disk is full")).isEqualTo(1);
+    String whileFull = full.logs();
+    assertThat(count(whileFull, "the disk is full"))
+        .as("node-2's warnings:%n%s", warnings(whileFull))
+        .isEqualTo(1);
 
     full.freeDisk();
     try (KvorumClient via0 = cluster.node(0).client()) {
@@ -304,12 +308,26 @@ class FaultScenariosIT {
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(2));
-    assertThat(count(full.logs(), "disk space is back")).isEqualTo(1);
-    assertThat(count(full.logs(), "the disk is full")).isEqualTo(1);
+    String healed = full.logs();
+    assertThat(count(healed, "disk space is back"))
+        .as("node-2's warnings:%n%s", warnings(healed))
+        .isEqualTo(1);
+    assertThat(count(healed, "the disk is full"))
+        .as("node-2's warnings:%n%s", warnings(healed))
+        .isEqualTo(1);
   }
 
   private static long count(String log, String fragment) {
     return log.lines().filter(line -> line.contains(fragment)).count();
+  }
+
+  /** A log's warnings and errors, and what the node said of its disk space, for a failed check. */
+  private static String warnings(String log) {
+    return log.lines()
+        .filter(
+            line ->
+                line.contains(" WARN ") || line.contains(" ERROR ") || line.contains("SpaceWatch"))
+        .collect(Collectors.joining("\n"));
   }
 
   @Test

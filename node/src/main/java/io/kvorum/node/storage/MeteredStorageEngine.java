@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -30,10 +31,19 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
   private final Counter memoryMisses;
   private final SpaceWatch space;
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final LongSupplier nanos;
 
   public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
+    this(delegate, registry, System::nanoTime);
+  }
+
+  /**
+   * @param nanos a monotonic clock, nanoseconds ({@link System#nanoTime}): when each call was made
+   */
+  MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry, LongSupplier nanos) {
     super(delegate);
     this.registry = registry;
+    this.nanos = nanos;
     this.space = new SpaceWatch(registry);
     this.memoryHits = memoryReads("hit", registry);
     this.memoryMisses = memoryReads("miss", registry);
@@ -91,7 +101,8 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
 
   @Override
   public CompletableFuture<Optional<Record>> get(Key key) {
-    return timed("get", delegate.get(key));
+    long start = nanos.getAsLong();
+    return timed("get", start, delegate.get(key));
   }
 
   @Override
@@ -103,45 +114,59 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return watched(timed("put", delegate.put(key, record)));
+    long issued = nanos.getAsLong();
+    return watched("put", issued, delegate.put(key, record));
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
-    return watched(timed("put_all", delegate.putAll(entries)));
+    long issued = nanos.getAsLong();
+    return watched("put_all", issued, delegate.putAll(entries));
   }
 
   @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
+    long issued = nanos.getAsLong();
     // A purge that found nothing due wrote nothing, so it says nothing about space.
-    return timed("purge", delegate.purge(deadBeforeMillis, limit))
+    return delegate
+        .purge(deadBeforeMillis, limit)
         .whenComplete(
             (result, error) -> {
+              timer("purge", error).record(nanos.getAsLong() - issued, TimeUnit.NANOSECONDS);
               if (error != null || result.examined() > 0) {
-                space.written(error);
+                space.written(issued, error);
               }
             });
   }
 
   @Override
   public ScanCursor scan(KeyRange range) {
-    return delegate.scan(range).mapBatches(batch -> timed("scan", batch));
+    return delegate.scan(range).mapBatches(batch -> timed("scan", nanos.getAsLong(), batch));
   }
 
-  private <T> CompletableFuture<T> watched(CompletableFuture<T> write) {
-    return write.whenComplete((ok, error) -> space.written(error));
+  /**
+   * Times a write issued at {@code issued} (before the engine was called: a write it makes at once
+   * is over when the call returns) and reports its outcome to the {@link SpaceWatch}.
+   */
+  private CompletableFuture<Void> watched(
+      String operation, long issued, CompletableFuture<Void> write) {
+    return write.whenComplete(
+        (ok, error) -> {
+          timer(operation, error).record(nanos.getAsLong() - issued, TimeUnit.NANOSECONDS);
+          space.written(issued, error);
+        });
   }
 
-  private <T> CompletableFuture<T> timed(String operation, CompletableFuture<T> result) {
-    long start = System.nanoTime();
+  private <T> CompletableFuture<T> timed(
+      String operation, long start, CompletableFuture<T> result) {
     return result.whenComplete(
         (value, error) ->
-            timer(operation, error == null ? "ok" : "error")
-                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+            timer(operation, error).record(nanos.getAsLong() - start, TimeUnit.NANOSECONDS));
   }
 
   /** An operation's timer, registered once: a registry lookup per call costs microseconds. */
-  private Timer timer(String operation, String outcome) {
+  private Timer timer(String operation, Throwable error) {
+    String outcome = error == null ? "ok" : "error";
     return timers.computeIfAbsent(
         operation + '/' + outcome,
         k ->
