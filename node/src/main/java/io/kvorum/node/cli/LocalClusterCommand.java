@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -152,29 +153,16 @@ final class LocalClusterCommand implements Callable<Integer> {
   }
 
   private String peers() {
-    List<String> peers = new ArrayList<>();
-    for (int i = 0; i < nodes; i++) {
-      peers.add("node-" + i + "=127.0.0.1:" + (grpcPort + i));
-    }
-    return String.join(",", peers);
+    return LoopbackNode.peers(IntStream.range(0, nodes).mapToObj(this::node).toList());
+  }
+
+  private LoopbackNode node(int i) {
+    return new LoopbackNode("node-" + i, httpPort + i, grpcPort + i);
   }
 
   private Process launch(int i, String peers) {
     List<String> command = new ArrayList<>(javaCommand());
-    command.addAll(
-        List.of(
-            "--node-id",
-            "node-" + i,
-            "--http-host",
-            "127.0.0.1",
-            "--http-port",
-            String.valueOf(httpPort + i),
-            "--grpc-port",
-            String.valueOf(grpcPort + i),
-            "--data-dir",
-            dataDir.resolve("node-" + i).toString(),
-            "--peers",
-            peers));
+    command.addAll(node(i).flags(dataDir, peers));
     command.addAll(nodeFlags);
     command.addAll(loopsFlag(nodeFlags, nodes, Runtime.getRuntime().availableProcessors()));
     try {

@@ -122,33 +122,17 @@ final class TrainCommand implements Callable<Integer> {
 
   /** Three nodes' configurations, from the same flags an operator gives (parsed the same way). */
   private static List<NodeConfig> configs(Path data) {
-    int[] http = new int[NODES];
-    int[] grpc = new int[NODES];
-    List<String> peers = new ArrayList<>();
+    List<LoopbackNode> nodes = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
-      http[i] = freePort();
-      grpc[i] = freePort();
-      peers.add("train-" + i + "=127.0.0.1:" + grpc[i]);
+      nodes.add(new LoopbackNode("train-" + i, freePort(), freePort()));
     }
+    String peers = LoopbackNode.peers(nodes);
     List<NodeConfig> configs = new ArrayList<>();
-    for (int i = 0; i < NODES; i++) {
+    for (LoopbackNode node : nodes) {
+      List<String> flags = new ArrayList<>(node.flags(data, peers));
+      flags.addAll(List.of("--io-threads", "1"));
       NodeOptions options = new NodeOptions();
-      new CommandLine(options)
-          .parseArgs(
-              "--node-id",
-              "train-" + i,
-              "--http-host",
-              "127.0.0.1",
-              "--http-port",
-              String.valueOf(http[i]),
-              "--grpc-port",
-              String.valueOf(grpc[i]),
-              "--data-dir",
-              data.resolve("train-" + i).toString(),
-              "--peers",
-              String.join(",", peers),
-              "--io-threads",
-              "1");
+      new CommandLine(options).parseArgs(flags.toArray(String[]::new));
       configs.add(options.toConfig());
     }
     return configs;
