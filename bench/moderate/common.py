@@ -94,6 +94,18 @@ def pct(out, tag, nodes):
         res['errors'] = res.get('errors', 0) + (int(m.group(1)) if m else 0)
     return res
 
+def answers(nodes=3):
+    """The nodes' HTTP answers so far by status code, summed over the nodes (from each node's
+    kvorum_http_request_duration_seconds_count on /metrics)."""
+    out = collections.Counter()
+    for i in range(nodes):
+        text = urllib.request.urlopen(f'http://127.0.0.1:{18080+i}/metrics', timeout=5).read().decode()
+        for m in re.finditer(r'^kvorum_http_request_duration_seconds_count\{([^}]*)\}\s+(\S+)', text, re.M):
+            code = re.search(r'code="(\d+)"', m.group(1))
+            if code:
+                out[code.group(1)] += int(float(m.group(2)))
+    return out
+
 def report(label, g, secs, reqs):
     tot = sum(v[0] for v in g.values()) / TICK
     sw = sum(v[1] for v in g.values())
