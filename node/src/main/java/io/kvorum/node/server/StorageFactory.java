@@ -30,7 +30,8 @@ public interface StorageFactory {
                       s.writeBufferBytes(),
                       s.maxDiskBytes(),
                       s.queueSize(),
-                      threading.writesAtOnce()),
+                      threading.writesAtOnce(),
+                      threading.quietBackground()),
                   executor)
               .asLocalStorage();
 }

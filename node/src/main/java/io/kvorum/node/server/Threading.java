@@ -24,6 +24,10 @@ import java.util.function.UnaryOperator;
  * @param writesAtOnce a small write that RocksDB can take without waiting (no fsync, no stall, no
  *     lock held elsewhere) runs on the calling thread (an event loop), run to completion; else
  *     every write goes to the storage executor (issue 23)
+ * @param quietBackground RocksDB's flush and compaction threads run at the lowest CPU priority
+ *     (nice 19): they take the CPU the event loops leave instead of a fair share of it, so that a
+ *     flush or a compaction does not hold up the requests of the moment (issue 23); else at the
+ *     priority of the rest of the node
  */
 public record Threading(
     boolean sharedLoops,
@@ -31,14 +35,16 @@ public record Threading(
     boolean inlineReplies,
     boolean loopTimeouts,
     boolean memoryFirstReads,
-    boolean writesAtOnce) {
+    boolean writesAtOnce,
+    boolean quietBackground) {
   private static final String PREFIX = "kvorum.threads";
 
   /** Every switch on: the default. */
-  public static final Threading AFTER = new Threading(true, true, true, true, true, true);
+  public static final Threading AFTER = new Threading(true, true, true, true, true, true, true);
 
   /** Every switch off: how the node handed work on before issue 10's lever 4 (and issue 23's). */
-  public static final Threading BEFORE = new Threading(false, false, false, false, false, false);
+  public static final Threading BEFORE =
+      new Threading(false, false, false, false, false, false, false);
 
   /**
    * From the system properties {@code kvorum.threads} ({@code after} or {@code before}) and {@code
@@ -66,7 +72,8 @@ public record Threading(
         flag(properties, "inlineReplies", defaults.inlineReplies),
         flag(properties, "loopTimeouts", defaults.loopTimeouts),
         flag(properties, "memoryFirstReads", defaults.memoryFirstReads),
-        flag(properties, "writesAtOnce", defaults.writesAtOnce));
+        flag(properties, "writesAtOnce", defaults.writesAtOnce),
+        flag(properties, "quietBackground", defaults.quietBackground));
   }
 
   private static boolean flag(UnaryOperator<String> properties, String name, boolean otherwise) {

@@ -57,7 +57,7 @@ class HandOffsTest {
 
   @Test
   void withoutMemoryFirstReadsEveryReplicaReadGoesToAStorageThread() {
-    Threading storageReads = new Threading(true, true, true, true, false, true);
+    Threading storageReads = new Threading(true, true, true, true, false, true, true);
     try (GrpcCluster cluster = GrpcCluster.start(3, dir, storageReads)) {
       KvorumClient client = cluster.client(1);
       client.put(KEY, bytes("v"), ALL);

@@ -22,8 +22,9 @@ class ThreadingTest {
   void beforeTurnsThemAllOffAndOneCanBeTurnedBackOn() {
     assertThat(from(Map.of("kvorum.threads", "before"))).isEqualTo(Threading.BEFORE);
     assertThat(from(Map.of("kvorum.threads", "before", "kvorum.threads.memoryFirstReads", "true")))
-        .isEqualTo(new Threading(false, false, false, false, true, false));
+        .isEqualTo(new Threading(false, false, false, false, true, false, false));
     assertThat(from(Map.of("kvorum.threads.writesAtOnce", "false")).writesAtOnce()).isFalse();
+    assertThat(from(Map.of("kvorum.threads.quietBackground", "false")).quietBackground()).isFalse();
     assertThat(from(Map.of("kvorum.threads.sharedLoops", "FALSE")).sharedLoops()).isFalse();
   }
 

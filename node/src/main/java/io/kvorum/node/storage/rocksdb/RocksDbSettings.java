@@ -12,6 +12,9 @@ package io.kvorum.node.storage.rocksdb;
  * @param writesAtOnce a small put that RocksDB can take without waiting is written on the thread
  *     that asks for it, not handed to the engine's executor ({@link AtOnceWrites}); never with
  *     {@code syncWrites}
+ * @param quietBackground RocksDB's flush and compaction threads run at the lowest CPU priority
+ *     (nice 19). RocksDB's thread pools are the process's: once one engine lowers them, they stay
+ *     low for every engine in the process
  */
 public record RocksDbSettings(
     boolean syncWrites,
@@ -19,7 +22,8 @@ public record RocksDbSettings(
     long writeBufferBytes,
     long maxDiskBytes,
     int maxQueuedWrites,
-    boolean writesAtOnce) {
+    boolean writesAtOnce,
+    boolean quietBackground) {
   /** The queue bound of {@link #defaults()}: as many as the node's storage queue by default. */
   public static final int DEFAULT_MAX_QUEUED_WRITES = 4096;
 
@@ -30,6 +34,24 @@ public record RocksDbSettings(
     if (maxQueuedWrites < 1) {
       throw new IllegalArgumentException("maxQueuedWrites must be positive: " + maxQueuedWrites);
     }
+  }
+
+  /** Settings whose background threads keep the process's priority. */
+  public RocksDbSettings(
+      boolean syncWrites,
+      long blockCacheBytes,
+      long writeBufferBytes,
+      long maxDiskBytes,
+      int maxQueuedWrites,
+      boolean writesAtOnce) {
+    this(
+        syncWrites,
+        blockCacheBytes,
+        writeBufferBytes,
+        maxDiskBytes,
+        maxQueuedWrites,
+        writesAtOnce,
+        false);
   }
 
   /** Settings whose small puts are written at once when they can be. */

@@ -2,6 +2,7 @@ package io.kvorum.node.storage.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
@@ -11,17 +12,24 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageEngineContract;
 import io.kvorum.node.storage.StorageStats;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -271,6 +279,58 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
       release.countDown();
       assertThat(StorageThreads.stop(single)).isTrue();
     }
+  }
+
+  /**
+   * An engine asking for quiet background work has RocksDB's flush and compaction threads run at
+   * nice 19, as Linux's /proc shows it once each has taken a job since (issue 23).
+   */
+  @Test
+  void quietBackgroundRunsFlushesAndCompactionsAtTheLowestPriority() throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux only");
+    StorageEngine quiet =
+        RocksDbStorageEngine.open(
+            dir.resolve("quiet"),
+            new RocksDbSettings(false, 8L << 20, 256L << 10, 0, 4096, true, true),
+            executor);
+    try {
+      Random random = new Random(7);
+      // 8 MiB of incompressible values through 256 KiB memtables: flushes (RocksDB's high pool)
+      // and compactions of the files they make (its low pool).
+      for (int i = 0; i < 512; i++) {
+        byte[] value = new byte[16 << 10];
+        random.nextBytes(value);
+        quiet.put(key("k" + i), Record.value(version(1), value)).get(10, TimeUnit.SECONDS);
+      }
+      Awaitility.await("a flush and a compaction thread at nice 19")
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> assertThat(rocksDbThreadsAtNice19()).contains("rocksdb:high", "rocksdb:low"));
+    } finally {
+      quiet.close();
+    }
+  }
+
+  /** The pools (thread names without their number) with a thread at nice 19 in this process. */
+  private static Set<String> rocksDbThreadsAtNice19() throws IOException {
+    Set<String> pools = new HashSet<>();
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+      for (Path task : tasks) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (IOException gone) {
+          continue; // the thread ended
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        // After the name: state (field 3) ... nice (field 19).
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        if (name.startsWith("rocksdb:") && fields[16].equals("19")) {
+          pools.add(name.replaceAll("\\d+$", ""));
+        }
+      }
+    }
+    return pools;
   }
 
   /** 64 KiB values are queued, 16 KiB ones written at once: both fail alike on a full disk. */
