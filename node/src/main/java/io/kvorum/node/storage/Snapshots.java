@@ -1,5 +1,6 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.SnapshotManifest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,19 @@ import java.util.regex.Pattern;
 public interface Snapshots {
   /** What a name may be: a directory name on any filesystem, never hidden, never a path. */
   Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+  /** Whether {@code name} is a {@link #NAME}; a missing one (null) is not. */
+  static boolean validName(String name) {
+    return name != null && NAME.matcher(name).matches();
+  }
+
+  /** The refusal of a name to take that is not a {@link #NAME} (400, naming the parameter). */
+  static InvalidRequestException invalidName() {
+    return new InvalidRequestException(
+        "name",
+        "a snapshot's name is 1-64 letters, digits, '.', '_' or '-', not starting with a '.', '_'"
+            + " or '-'");
+  }
 
   /**
    * Takes snapshot {@code name} off the caller's thread.
@@ -54,17 +68,19 @@ public interface Snapshots {
    */
   void keepInLimit();
 
-  /** An engine without snapshots (tests' in-memory engines): every request fails. */
+  /**
+   * An engine without snapshots (tests' in-memory engines): none is listed, and a take is refused
+   * as a bad request (400), a name that is not a {@link #NAME} as any engine refuses it.
+   */
   Snapshots NONE =
       new Snapshots() {
         @Override
         public CompletableFuture<SnapshotManifest> take(String name) {
           return CompletableFuture.failedFuture(
-              new io.kvorum.node.core.StorageException(
-                  io.kvorum.node.core.StorageException.Kind.FAILURE,
-                  "snapshot " + name + " (this storage engine takes none)",
-                  null,
-                  null));
+              validName(name)
+                  ? new InvalidRequestException(
+                      "name", "this node's storage engine (one of tests) takes no snapshots")
+                  : invalidName());
         }
 
         @Override

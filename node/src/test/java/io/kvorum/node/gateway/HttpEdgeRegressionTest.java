@@ -27,6 +27,20 @@ class HttpEdgeRegressionTest {
     edge.close();
   }
 
+  /**
+   * Was: a snapshot without a name reached the storage engine, and the engine of this fixture (one
+   * that takes no snapshots) answered 500; a node's own engine answered 400. Now every engine
+   * refuses a missing or bad name alike.
+   */
+  @Test
+  void aSnapshotWithoutAValidNameIsAnswered400NamingTheParameter() {
+    for (String target : new String[] {"/v0/snapshots", "/v0/snapshots?name=.hidden"}) {
+      String answer = exchange("POST " + target + " HTTP/1.1\r\nHost: 5\r\n\r\n");
+
+      assertThat(answer).as(target).startsWith("HTTP/1.1 400 ").contains("snapshot's name is");
+    }
+  }
+
   /** Was: the body-limit check threw on it and the connection closed without an answer. */
   @Test
   void aContentLengthThatIsNotANumberIsAnswered400() {

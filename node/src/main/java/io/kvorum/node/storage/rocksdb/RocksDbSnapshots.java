@@ -2,7 +2,6 @@ package io.kvorum.node.storage.rocksdb;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.node.core.Directories;
-import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.core.SnapshotException;
 import io.kvorum.node.core.SnapshotManifest;
@@ -82,12 +81,8 @@ public final class RocksDbSnapshots implements Snapshots {
 
   @Override
   public CompletableFuture<SnapshotManifest> take(String name) {
-    if (name == null || !NAME.matcher(name).matches()) {
-      return CompletableFuture.failedFuture(
-          new InvalidRequestException(
-              "name",
-              "a snapshot's name is 1-64 letters, digits, '.', '_' or '-', not starting with a"
-                  + " '.', '_' or '-'"));
+    if (!Snapshots.validName(name)) {
+      return CompletableFuture.failedFuture(Snapshots.invalidName());
     }
     return CompletableFuture.supplyAsync(() -> takeNow(name), executor);
   }
@@ -174,7 +169,7 @@ public final class RocksDbSnapshots implements Snapshots {
 
   private synchronized void deleteNow(String name) {
     Path target = directory.resolve(name == null ? "" : name);
-    if (name == null || !NAME.matcher(name).matches() || !Files.isDirectory(target)) {
+    if (!Snapshots.validName(name) || !Files.isDirectory(target)) {
       throw new SnapshotException(SnapshotException.Reason.UNKNOWN_SNAPSHOT, name);
     }
     try {
