@@ -27,7 +27,9 @@ import java.util.function.UnaryOperator;
  * @param quietBackground RocksDB's flush and compaction threads run at the lowest CPU priority
  *     (nice 19): they take the CPU the event loops leave instead of a fair share of it, so that a
  *     flush or a compaction does not hold up the requests of the moment (issue 23); else at the
- *     priority of the rest of the node
+ *     priority of the rest of the node. Off by default, also in {@link #AFTER}: a write that must
+ *     wait for a flush then waits longer on a busy machine, past the request timeout (a 504 where a
+ *     full disk should answer 507); docs/decisions.md, "Quiet background work"
  */
 public record Threading(
     boolean sharedLoops,
@@ -39,8 +41,8 @@ public record Threading(
     boolean quietBackground) {
   private static final String PREFIX = "kvorum.threads";
 
-  /** Every switch on: the default. */
-  public static final Threading AFTER = new Threading(true, true, true, true, true, true, true);
+  /** Every switch on but {@link #quietBackground}: the default. */
+  public static final Threading AFTER = new Threading(true, true, true, true, true, true, false);
 
   /** Every switch off: how the node handed work on before issue 10's lever 4 (and issue 23's). */
   public static final Threading BEFORE =

@@ -24,7 +24,8 @@ class ThreadingTest {
     assertThat(from(Map.of("kvorum.threads", "before", "kvorum.threads.memoryFirstReads", "true")))
         .isEqualTo(new Threading(false, false, false, false, true, false, false));
     assertThat(from(Map.of("kvorum.threads.writesAtOnce", "false")).writesAtOnce()).isFalse();
-    assertThat(from(Map.of("kvorum.threads.quietBackground", "false")).quietBackground()).isFalse();
+    assertThat(from(Map.of()).quietBackground()).as("off unless asked for").isFalse();
+    assertThat(from(Map.of("kvorum.threads.quietBackground", "true")).quietBackground()).isTrue();
     assertThat(from(Map.of("kvorum.threads.sharedLoops", "FALSE")).sharedLoops()).isFalse();
   }
 

@@ -70,11 +70,10 @@ final class RocksDbOptions implements AutoCloseable {
       files = own(new SstFileManager(Env.getDefault()));
       configure(db, files, settings);
       if (settings.quietBackground()) {
-        // Flushes and compactions come in bursts of a core for a second or so; at a fair share
+        // Flushes and compactions come in bursts that take a core while they last; at a fair share
         // they delay every request of that moment (p99 45 -> 12 ms at 6,000 writes/s, the median of
-        // eight A/B holds; docs/performance.md). At nice 19 they run on what the event loops leave;
-        // when they fall behind, RocksDB's write stall slows the writes that feed them, which frees
-        // the CPU they need.
+        // eight A/B holds; docs/performance.md). At nice 19 they run on what the event loops leave.
+        // Off by default: a write waiting for a flush waits longer (decisions.md).
         Env.getDefault()
             .lowerThreadPoolCPUPriority(Priority.HIGH)
             .lowerThreadPoolCPUPriority(Priority.LOW);
