@@ -30,7 +30,11 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
   private final Counter memoryHits;
   private final Counter memoryMisses;
   private final SpaceWatch space;
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
+  /** Timers by operation, of calls that succeeded and of those that failed. */
+  private final Map<String, Timer> okTimers = new ConcurrentHashMap<>();
+
+  private final Map<String, Timer> errorTimers = new ConcurrentHashMap<>();
   private final LongSupplier nanos;
 
   public MeteredStorageEngine(StorageEngine delegate, MeterRegistry registry) {
@@ -164,11 +168,20 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
             timer(operation, error).record(nanos.getAsLong() - start, TimeUnit.NANOSECONDS));
   }
 
-  /** An operation's timer, registered once: a registry lookup per call costs microseconds. */
+  /**
+   * An operation's timer, registered once: a registry lookup per call costs microseconds. The
+   * operation's name (a literal) is the key, and a call finds its timer without building a key or a
+   * lambda.
+   */
   private Timer timer(String operation, Throwable error) {
-    String outcome = error == null ? "ok" : "error";
+    Map<String, Timer> timers = error == null ? okTimers : errorTimers;
+    Timer timer = timers.get(operation);
+    return timer != null ? timer : register(timers, operation, error == null ? "ok" : "error");
+  }
+
+  private Timer register(Map<String, Timer> timers, String operation, String outcome) {
     return timers.computeIfAbsent(
-        operation + '/' + outcome,
+        operation,
         k ->
             Timer.builder("kvorum.storage.operations")
                 .description("storage calls by operation and outcome, queueing included")

@@ -10,6 +10,7 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.CapturedLog;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -94,6 +95,24 @@ class MeteredStorageEngineTest {
 
     assertThat(noSpaceGauge()).isEqualTo(1);
     assertThat(log.lines(Level.INFO)).isEmpty();
+  }
+
+  @Test
+  void writesAreTimedByOutcome() {
+    put().complete(null);
+    put().complete(null);
+    put().completeExceptionally(noSpace());
+
+    assertThat(operations("ok").count()).isEqualTo(2);
+    assertThat(operations("error").count()).isEqualTo(1);
+  }
+
+  private Timer operations(String outcome) {
+    return registry
+        .get("kvorum.storage.operations")
+        .tag("operation", "put")
+        .tag("outcome", outcome)
+        .timer();
   }
 
   private CompletableFuture<Void> put() {
