@@ -74,12 +74,22 @@ def start(jar, out, nodes=3, extra_jvm=(), extra_flags=()):
             time.sleep(0.2)
     return procs, time.time() - t0
 
-def wrk(script, rate, secs, nodes, out, tag, conns=8):
+def wrk(script, rate, secs, nodes, out, tag, conns=8, args=None):
+    """One wrk2 per node at an equal share of rate; args(i): the script's arguments for node i."""
     ps = []
     for i in range(nodes):
+        extra = ['--', *args(i)] if args else []
         ps.append(subprocess.Popen([WRK, '-t1', f'-c{conns}', f'-d{secs}s', f'-R{rate/nodes:.0f}', '-L', '-s', script,
-                                    f'http://127.0.0.1:{18080+i}'], stdout=open(f'{out}/wrk-{tag}-{i}.txt', 'w'), stderr=subprocess.STDOUT))
+                                    f'http://127.0.0.1:{18080+i}', *extra], stdout=open(f'{out}/wrk-{tag}-{i}.txt', 'w'), stderr=subprocess.STDOUT))
     return ps
+
+def achieved(out, tag, nodes=3):
+    """The requests a second wrk2 served, summed over the nodes' runs of tag."""
+    total = 0.0
+    for i in range(nodes):
+        m = re.search(r'Requests/sec:\s+([\d.]+)', open(f'{out}/wrk-{tag}-{i}.txt').read())
+        total += float(m.group(1)) if m else 0
+    return total
 
 def pct(out, tag, nodes):
     res = {}

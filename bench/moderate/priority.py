@@ -52,9 +52,8 @@ def stalls(stop, out):
 def load(tag, secs):
     if a.load == 'put':
         return wrk(PUT, a.rate, secs, 3, a.out, tag, conns=a.connections)
-    return [subprocess.Popen([WRK, '-t1', f'-c{a.connections}', f'-d{secs}s', f'-R{a.rate/3:.0f}', '-L', '-s', LUA,
-                              f'http://127.0.0.1:{18080+i}', '--', a.load, '100000', '1024', '2', '3', '90', '100', str(i)],
-                             stdout=open(f'{a.out}/wrk-{tag}-{i}.txt', 'w'), stderr=subprocess.STDOUT) for i in range(3)]
+    return wrk(LUA, a.rate, secs, 3, a.out, tag, conns=a.connections,
+               args=lambda i: [a.load, '100000', '1024', '2', '3', '90', '100', str(i)])
 
 procs, ready = start(a.jar, a.out, extra_jvm=a.jvm, extra_flags=a.flag)
 pids = [p.pid for p in procs]
@@ -72,8 +71,7 @@ try:
             stop.set(); sampler.join()
             g = diff(s0, sample(pids)); secs = time.time() - t0
             codes = answers() - before
-            served = sum(float(m.group(1)) for i in range(3)
-                         for m in [re.search(r'Requests/sec:\s+([\d.]+)', open(f'{a.out}/wrk-{tag}-{i}.txt').read())] if m)
+            served = achieved(a.out, tag)
             cpu = sum(v[0] for v in g.values()) / TICK
             rocks = sum(v[0] for k, v in g.items() if k.startswith('rocksdb')) / TICK
             p = pct(a.out, tag, 3)

@@ -26,13 +26,6 @@ a = ap.parse_args()
 def cpu_sw(g):
     return sum(v[0] for v in g.values()) / TICK, sum(v[1] for v in g.values())
 
-def achieved(out, tag):
-    total = 0.0
-    for i in range(3):
-        m = re.search(r'Requests/sec:\s+([\d.]+)', open(f'{out}/wrk-{tag}-{i}.txt').read())
-        total += float(m.group(1)) if m else 0
-    return total
-
 def warm_up_time(curve):
     tail = curve[len(curve) * 2 // 3:]
     steady = sum(c for _, c, _, _ in tail) / len(tail)
