@@ -46,6 +46,14 @@ class ClusterProcessIT {
         for (int i = 0; i < 50; i++) {
           kv.put(("hinted/" + i).getBytes(UTF_8), ("v" + i).getBytes(UTF_8), Consistency.of(1, 3));
         }
+        // A hint is stored once node-2's failure is known, which may be after the client's answer
+        // (CI saw the last write's hint not stored yet): the kill comes once node-0 holds all 50.
+        System.out.printf(
+            "hints: node-0 held %d of 50 for node-2 when the last write was answered%n",
+            hintsPendingFor(kv, "node-2"));
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> hintsPendingFor(kv, "node-2") == 50);
       }
       cluster.node(0).kill(); // node-0 holds the hints for node-2, on disk only
       cluster.restart(0);
