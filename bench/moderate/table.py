@@ -5,7 +5,7 @@ window from which every later one is within 20% of the steady value, the mean of
 then, warm, PUT and GET held at each of --rates (after a settle at the rate): CPU per request, context
 switches per request, p50/p99/p99.9, the rate achieved, errors (404s, keys not yet written, apart from
 the rest, by the nodes' own count); and idle once warm. Prints markdown."""
-import os, sys, time, re
+import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
 HERE = os.path.dirname(os.path.abspath(__file__))
