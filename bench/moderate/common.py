@@ -54,11 +54,12 @@ def diff(a, b):
             g[group(comm)][2] += mig - m0
     return g
 
-def start(jar, out, nodes=3, extra_jvm=(), extra_flags=()):
+def start(jar, out, nodes=3, extra_jvm=(), extra_flags=(), apart=False):
+    """apart: each node a cluster of its own, not a peer of the others."""
     shutil.rmtree(out, ignore_errors=True); os.makedirs(out)
-    peers = ','.join(f'node-{i}=127.0.0.1:{19090+i}' for i in range(nodes))
     procs = []
     for i in range(nodes):
+        peers = ','.join(f'node-{j}=127.0.0.1:{19090+j}' for j in ([i] if apart else range(nodes)))
         cmd = [JAVA, '-Xms1g', '-Xmx1g', '-XX:+UseG1GC', '--enable-native-access=ALL-UNNAMED', *[j.replace('{i}', str(i)) for j in extra_jvm],
                '-jar', jar, '--node-id', f'node-{i}', '--http-host', '127.0.0.1', '--http-port', str(18080+i),
                '--grpc-port', str(19090+i), '--data-dir', f'{out}/data/node-{i}', '--peers', peers, *extra_flags]
@@ -82,6 +83,10 @@ def wrk(script, rate, secs, nodes, out, tag, conns=8, args=None):
         ps.append(subprocess.Popen([WRK, '-t1', f'-c{conns}', f'-d{secs}s', f'-R{rate/nodes:.0f}', '-L', '-s', script,
                                     f'http://127.0.0.1:{18080+i}', *extra], stdout=open(f'{out}/wrk-{tag}-{i}.txt', 'w'), stderr=subprocess.STDOUT))
     return ps
+
+def load(a, rate, secs, tag):
+    """wrk2 with a.script at rate over a's nodes, each request with a.quorum (parser's options)."""
+    return wrk(a.script, rate, secs, a.nodes, a.out, tag, args=lambda i: [a.quorum])
 
 def achieved(out, tag, nodes=3):
     """The requests a second wrk2 served, summed over the nodes' runs of tag."""
@@ -142,12 +147,16 @@ def parser(doc):
     ap.add_argument('--script', default=os.path.join(HERE, 'put.lua'))
     ap.add_argument('--jvm', action='append', default=[])
     ap.add_argument('--flag', action='append', default=[])
+    ap.add_argument('--nodes', type=int, default=3)
+    ap.add_argument('--quorum', default='ack=2&from=3', help="put.lua's and get.lua's ack and from")
+    ap.add_argument('--apart', action='store_true', help='each node a one-node cluster of its own')
     return ap
 
 @contextlib.contextmanager
 def cluster(a, extra_jvm=()):
-    """Three nodes of a.jar, with a.jvm and a.flag, stopped on the way out; yields their pids."""
-    procs, ready = start(a.jar, a.out, extra_jvm=[*extra_jvm, *a.jvm], extra_flags=a.flag)
+    """a.nodes nodes (three unless said) of a.jar, with a.jvm and a.flag, stopped on the way out;
+    yields their pids."""
+    procs, ready = start(a.jar, a.out, nodes=a.nodes, extra_jvm=[*extra_jvm, *a.jvm], extra_flags=a.flag, apart=a.apart)
     print(f'ready after {ready:.1f}s')
     try:
         yield [p.pid for p in procs]

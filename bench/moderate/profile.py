@@ -13,7 +13,7 @@ ap.add_argument('--strace', type=int, default=0)
 a = ap.parse_args()
 LIB = os.environ.get('ASYNC_PROFILER_LIB', '/opt/ap/linux-x64/libasyncProfiler.so')
 with cluster(a, extra_jvm=['-XX:+EnableDynamicAgentLoading', '-XX:+UnlockDiagnosticVMOptions', '-XX:+DebugNonSafepoints']) as pids:
-    ws = wrk(a.script, a.rate, a.warm + a.secs + 5 + a.strace, 3, a.out, 'load')
+    ws = load(a, a.rate, a.warm + a.secs + 5 + a.strace, 'load')
     time.sleep(a.warm)
     if a.strace:
         st = subprocess.Popen(['strace', '-c', '-f', '-p', str(pids[0]), '-o', f'{a.out}/strace-node0.txt'])
@@ -27,4 +27,4 @@ with cluster(a, extra_jvm=['-XX:+EnableDynamicAgentLoading', '-XX:+UnlockDiagnos
         subprocess.run([JAVA, '-Djdk.attach.allowAttachSelf', HERE + '/Attach.java', str(pid), LIB, f'stop,collapsed,file={a.out}/node{i}-{a.event}.collapsed'])
     report('profiled window', diff(s0, s1), t1 - t0, a.rate * (t1 - t0))
     for w in ws: w.wait()
-    print(pct(a.out, 'load', 3))
+    print(pct(a.out, 'load', a.nodes))

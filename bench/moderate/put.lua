@@ -1,6 +1,11 @@
+-- the script's argument, if any: the ack and from of every request
+local quorum = "ack=2&from=3"
+init = function(args)
+  if args[1] then quorum = args[1] end
+end
 wrk.method = "PUT"
 local body = string.rep("x", 1024)
 request = function()
   local k = math.random(1, 100000)
-  return wrk.format("PUT", "/v0/entity?id=k" .. k .. "&ack=2&from=3", nil, body)
+  return wrk.format("PUT", "/v0/entity?id=k" .. k .. "&" .. quorum, nil, body)
 end

@@ -10,8 +10,8 @@ ap.add_argument('--window', type=int, default=20)
 ap.add_argument('--idle', type=int, default=30)
 a = ap.parse_args()
 with cluster(a) as pids:
-    idle(pids, a.idle, 'idle after start (all 3 nodes)')
-    ws = wrk(a.script, a.rate, a.secs, 3, a.out, 'load')
+    idle(pids, a.idle, 'idle after start (all nodes)')
+    ws = load(a, a.rate, a.secs, 'load')
     start_t = time.time(); prev = sample(pids); prev_t = start_t
     steady_a = None
     while time.time() - start_t < a.secs - 1:
@@ -28,5 +28,5 @@ with cluster(a) as pids:
     for w in ws: w.wait()
     if steady_a:
         report(f'steady {steady_a[1]-start_t:.0f}s..{prev_t-start_t:.0f}s', diff(steady_a[0], prev), prev_t - steady_a[1], a.rate * (prev_t - steady_a[1]))
-    print(pct(a.out, 'load', 3))
+    print(pct(a.out, 'load', a.nodes))
     idle(pids, a.idle, 'idle once warm')
