@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The account of a profile: async-profiler collapsed stacks of all nodes (profile.py) turned into CPU
 microseconds per request, by kind (Java, RocksDB, syscalls, JIT...) and by what the stacks pass
-through. Usage: account.py REQUESTS FILE...  (REQUESTS: requests served while profiling)."""
+through, and the Java time by library. Usage: account.py REQUESTS FILE...  (REQUESTS: requests served while profiling)."""
 import collections, sys
 reqs=float(sys.argv[1]); files=sys.argv[2:]
 def kind(fr):
@@ -52,3 +52,22 @@ for f in files:
             if m in stack: incl[m]+=c
 print(f'total {tot*1000/reqs:.0f} us/req')
 for m in marks: print(f'  {incl[m]*1000/reqs:7.1f}  {m}')
+
+# The Java samples by the library of their own frame (the leaf): whose code the Java time is.
+LIBRARIES=[('io/kvorum','kvorum'),('io/grpc/netty','gRPC (Netty transport)'),('io/grpc','gRPC'),
+ ('io/netty/handler/codec/http2','Netty HTTP/2'),('io/netty/handler/codec/http','Netty HTTP/1.1'),
+ ('io/netty/buffer','Netty buffers'),('io/netty','Netty (channels, loops, the rest)'),
+ ('com/google/protobuf','protobuf'),('io/micrometer','Micrometer'),('io/github/resilience4j','Resilience4j'),
+ ('org/rocksdb','RocksDB (Java side)'),('java/util/concurrent','the JDK (java.util.concurrent)'),
+ ('java/','the JDK'),('jdk/','the JDK'),('sun/','the JDK'),('com/google/common','Guava'),
+ ('com/dynatrace/hash4j','hash4j'),('io/perfmark','PerfMark')]
+def library(leaf):
+    l=leaf.replace('.','/').lstrip('L')
+    return next((n for p,n in LIBRARIES if l.startswith(p)),'other')
+lib=collections.Counter(); java=0
+for f in files:
+    for line in open(f):
+        stack,c=line.rsplit(' ',1); c=int(c); fr=stack.split(';')
+        if kind(fr)=='java': lib[library(fr[-1])]+=c; java+=c
+print(f'java {java*1000/reqs:.1f} us/req, by library')
+for k,c in lib.most_common(): print(f'  {c*1000/reqs:7.1f}  {k}')
