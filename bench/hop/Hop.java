@@ -152,24 +152,42 @@ public class Hop {
     Thread.sleep(Long.MAX_VALUE);
   }
 
-  /** Answers every whole 1 KiB request with 16 bytes. */
-  static final class Answerer extends ChannelInboundHandlerAdapter {
+  /** Counts the bytes read into whole messages of a fixed size. */
+  abstract static class Messages extends ChannelInboundHandlerAdapter {
+    private final int size;
     private int pending;
+
+    Messages(int size) {
+      this.size = size;
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf in = (ByteBuf) msg;
       pending += in.readableBytes();
       in.release();
-      boolean wrote = false;
-      while (pending >= REQUEST) {
-        pending -= REQUEST;
+      int whole = pending / size;
+      pending -= whole * size;
+      if (whole > 0) {
+        received(ctx, whole);
+      }
+    }
+
+    abstract void received(ChannelHandlerContext ctx, int messages);
+  }
+
+  /** Answers every whole 1 KiB request with 16 bytes. */
+  static final class Answerer extends Messages {
+    Answerer() {
+      super(REQUEST);
+    }
+
+    @Override
+    void received(ChannelHandlerContext ctx, int messages) {
+      for (int i = 0; i < messages; i++) {
         ctx.write(ctx.alloc().buffer(ANSWER).writeZero(ANSWER));
-        wrote = true;
       }
-      if (wrote) {
-        ctx.flush();
-      }
+      ctx.flush();
     }
   }
 
@@ -324,16 +342,10 @@ public class Hop {
               .channel(EpollSocketChannel.class)
               .option(ChannelOption.TCP_NODELAY, true)
               .handler(
-                  new ChannelInboundHandlerAdapter() {
-                    private int pending;
-
+                  new Messages(ANSWER) {
                     @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                      ByteBuf in = (ByteBuf) msg;
-                      pending += in.readableBytes();
-                      in.release();
-                      while (pending >= ANSWER) {
-                        pending -= ANSWER;
+                    void received(ChannelHandlerContext ctx, int messages) {
+                      for (int i = 0; i < messages; i++) {
                         answer();
                       }
                     }
