@@ -3,7 +3,7 @@
 // server answers each with 16 bytes, and the two processes' CPU (utime + stime from /proc) is
 // divided by the round trips. The layers are those of kvorum's replica stream, each alone:
 //
-//   raw   Netty epoll channels, one event loop per process, the bytes echoed by a handler;
+//   raw   Netty epoll channels, one event loop per process, a handler answering each request;
 //   grpc  one long-lived gRPC bidirectional stream on the same loops (direct executor, plaintext,
 //         the keep-alive kvorum's channels use), a message each way per round trip;
 //   timer no message: the client's timer alone (the server process idles), to take from the
