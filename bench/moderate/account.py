@@ -26,11 +26,23 @@ def kind(fr):
     if '/' not in leaf and not leaf.startswith('L'):
         return 'native/jvm other'
     return 'java'
-cnt=collections.Counter(); tot=0
+# The Java samples by the library of their own frame (the leaf): whose code the Java time is.
+LIBRARIES=[('io/kvorum','kvorum'),('io/grpc/netty','gRPC (Netty transport)'),('io/grpc','gRPC'),
+ ('io/netty/handler/codec/http2','Netty HTTP/2'),('io/netty/handler/codec/http','Netty HTTP/1.1'),
+ ('io/netty/buffer','Netty buffers'),('io/netty','Netty (channels, loops, the rest)'),
+ ('com/google/protobuf','protobuf'),('io/micrometer','Micrometer'),('io/github/resilience4j','Resilience4j'),
+ ('org/rocksdb','RocksDB (Java side)'),('java/util/concurrent','the JDK (java.util.concurrent)'),
+ ('java/','the JDK'),('jdk/','the JDK'),('sun/','the JDK'),('com/google/common','Guava'),
+ ('com/dynatrace/hash4j','hash4j'),('io/perfmark','PerfMark')]
+def library(leaf):
+    l=leaf.replace('.','/').lstrip('L')
+    return next((n for p,n in LIBRARIES if l.startswith(p)),'other')
+cnt=collections.Counter(); lib=collections.Counter(); tot=0
 for f in files:
     for line in open(f):
-        stack,c=line.rsplit(' ',1); c=int(c); tot+=c
-        cnt[kind(stack.split(';'))]+=c
+        stack,c=line.rsplit(' ',1); c=int(c); tot+=c; fr=stack.split(';'); k=kind(fr)
+        cnt[k]+=c
+        if k=='java': lib[library(fr[-1])]+=c
 print(f'total {tot/1000:.1f} s CPU = {tot*1000/reqs:.0f} us/req')
 for k,c in cnt.most_common(): print(f'  {c*1000/reqs:7.1f} us/req {c*100/tot:5.1f}%  {k}')
 
@@ -53,21 +65,6 @@ for f in files:
 print(f'total {tot*1000/reqs:.0f} us/req')
 for m in marks: print(f'  {incl[m]*1000/reqs:7.1f}  {m}')
 
-# The Java samples by the library of their own frame (the leaf): whose code the Java time is.
-LIBRARIES=[('io/kvorum','kvorum'),('io/grpc/netty','gRPC (Netty transport)'),('io/grpc','gRPC'),
- ('io/netty/handler/codec/http2','Netty HTTP/2'),('io/netty/handler/codec/http','Netty HTTP/1.1'),
- ('io/netty/buffer','Netty buffers'),('io/netty','Netty (channels, loops, the rest)'),
- ('com/google/protobuf','protobuf'),('io/micrometer','Micrometer'),('io/github/resilience4j','Resilience4j'),
- ('org/rocksdb','RocksDB (Java side)'),('java/util/concurrent','the JDK (java.util.concurrent)'),
- ('java/','the JDK'),('jdk/','the JDK'),('sun/','the JDK'),('com/google/common','Guava'),
- ('com/dynatrace/hash4j','hash4j'),('io/perfmark','PerfMark')]
-def library(leaf):
-    l=leaf.replace('.','/').lstrip('L')
-    return next((n for p,n in LIBRARIES if l.startswith(p)),'other')
-lib=collections.Counter(); java=0
-for f in files:
-    for line in open(f):
-        stack,c=line.rsplit(' ',1); c=int(c); fr=stack.split(';')
-        if kind(fr)=='java': lib[library(fr[-1])]+=c; java+=c
+java=cnt['java']
 print(f'java {java*1000/reqs:.1f} us/req, by library')
 for k,c in lib.most_common(): print(f'  {c*1000/reqs:7.1f}  {k}')
