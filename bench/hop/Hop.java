@@ -26,7 +26,6 @@
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
-import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
@@ -135,17 +134,16 @@ public class Hop {
                             }
                           }))
               .build();
-      Server server =
-          NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-              .bossEventLoopGroup(loop)
-              .workerEventLoopGroup(loop)
-              .channelType(EpollServerSocketChannel.class)
-              .directExecutor()
-              .permitKeepAliveTime(2, TimeUnit.SECONDS)
-              .permitKeepAliveWithoutCalls(true)
-              .addService(service)
-              .build()
-              .start();
+      NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+          .bossEventLoopGroup(loop)
+          .workerEventLoopGroup(loop)
+          .channelType(EpollServerSocketChannel.class)
+          .directExecutor()
+          .permitKeepAliveTime(2, TimeUnit.SECONDS)
+          .permitKeepAliveWithoutCalls(true)
+          .addService(service)
+          .build()
+          .start();
     }
     System.out.println("ready");
     System.out.flush();
@@ -202,7 +200,7 @@ public class Hop {
     command.add(ProcessHandle.current().info().command().orElseThrow());
     command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    command.addAll(List.of(Path.of("bench/hop/Hop.java").toString(), "server", layer, "" + port));
+    command.addAll(List.of("bench/hop/Hop.java", "server", layer, "" + port));
     Process server =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {
@@ -247,16 +245,15 @@ public class Hop {
     System.exit(0); // the event loop's thread is not a daemon
   }
 
-  /** A process's CPU time (ns, all threads) and context switches (all threads) from /proc. */
+  /**
+   * A process's CPU time (ns; its stat counts every thread, ended ones too) and its threads'
+   * context switches, from /proc.
+   */
   static long[] usage(long pid) throws Exception {
-    long ticks = 0;
     long switches = 0;
     try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
       for (Path task : tasks.toList()) {
         try {
-          String stat = Files.readString(task.resolve("stat"));
-          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
           for (String l : Files.readAllLines(task.resolve("status"))) {
             if (l.startsWith("voluntary_ctxt_switches")
                 || l.startsWith("nonvoluntary_ctxt_switches")) {
@@ -268,11 +265,10 @@ public class Hop {
         }
       }
     }
-    // Exited threads' time stays in the process's own stat (cutime is children's): use it for CPU.
     String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    long processTicks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-    return new long[] {Math.max(ticks, processTicks) * 10_000_000L, switches};
+    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    return new long[] {ticks * 10_000_000L, switches};
   }
 
   /** Sends one request per tick on its loop and times each answer; owned by the loop. */
