@@ -1,5 +1,6 @@
 package io.kvorum.node.clock;
 
+import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
@@ -32,14 +32,12 @@ public final class FileCeilingStore implements CeilingStore {
   private static final int SINGLE_VALUE_SIZE = Long.BYTES + Integer.BYTES;
 
   private final Path file;
-  private final Path temp;
 
   /** The generation stored last, or -1 before this instance knows the file's state. */
   private long generation = -1;
 
   public FileCeilingStore(Path directory) {
     this.file = directory.resolve("hlc-ceiling");
-    this.temp = directory.resolve("hlc-ceiling.tmp");
   }
 
   @Override
@@ -109,22 +107,7 @@ public final class FileCeilingStore implements CeilingStore {
     ByteBuffer page = ByteBuffer.allocate(FILE_SIZE);
     page.put(0, slot(0, ceilingMillis), 0, SLOT);
     page.put(PAGE, slot(1, ceilingMillis), 0, SLOT);
-    try (FileChannel channel =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      write(channel, page.array(), 0);
-      channel.force(true);
-    } catch (IOException e) {
-      Files.deleteIfExists(temp);
-      throw e;
-    }
-    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-      dir.force(true);
-    }
+    DurableFiles.DISK.replace(file, page.array());
   }
 
   private static void write(FileChannel channel, byte[] bytes, long position) throws IOException {

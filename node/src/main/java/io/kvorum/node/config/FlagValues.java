@@ -1,6 +1,7 @@
 package io.kvorum.node.config;
 
 import io.kvorum.node.core.DurationFormat;
+import io.kvorum.node.storage.WalSync;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Function;
@@ -40,6 +41,29 @@ final class FlagValues {
       case "true", "yes", "1" -> true;
       case "false", "no", "0" -> false;
       default -> throw new ConfigException(flag, value, "must be true or false");
+    };
+  }
+
+  /**
+   * {@code true}, {@code false} (as {@link #bool}) or a positive interval such as {@code 100ms}.
+   */
+  static WalSync walSync(String flag, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    return switch (v) {
+      case "true", "yes", "1" -> WalSync.EVERY_WRITE;
+      case "false", "no", "0" -> WalSync.OS;
+      default -> {
+        try {
+          Duration interval = DurationFormat.parse(v);
+          if (interval.isZero() || interval.isNegative()) {
+            throw new IllegalArgumentException();
+          }
+          yield WalSync.every(interval);
+        } catch (RuntimeException e) {
+          throw new ConfigException(
+              flag, value, "must be true, false or a positive interval such as 100ms");
+        }
+      }
     };
   }
 

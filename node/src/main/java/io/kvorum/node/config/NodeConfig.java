@@ -3,6 +3,7 @@ package io.kvorum.node.config;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.storage.WalSync;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -93,7 +94,8 @@ public record NodeConfig(
   }
 
   /**
-   * @param syncWrites fsync the write-ahead log before acknowledging a write
+   * @param syncWrites when the write-ahead log is fsynced: before each write is acknowledged, at
+   *     least every interval, or when the OS chooses
    * @param threads threads running storage calls
    * @param queueSize storage calls that may wait for a thread, and writes that may wait for a group
    *     commit, before requests get 503
@@ -106,7 +108,7 @@ public record NodeConfig(
    *     may be purged, and ballots that old refused
    */
   public record Storage(
-      boolean syncWrites,
+      WalSync syncWrites,
       int threads,
       int queueSize,
       long blockCacheBytes,
@@ -123,6 +125,7 @@ public record NodeConfig(
           || maxDiskBytes < 0) {
         throw new IllegalArgumentException("bad storage settings");
       }
+      Objects.requireNonNull(syncWrites, "syncWrites");
       requirePositive(sweepInterval, "sweep interval");
       requirePositive(paxosPurgeGrace, "paxos purge grace");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");

@@ -1,10 +1,10 @@
 package io.kvorum.node.config;
 
-import static io.kvorum.node.config.FlagValues.bool;
 import static io.kvorum.node.config.FlagValues.count;
 import static io.kvorum.node.config.FlagValues.duration;
 import static io.kvorum.node.config.FlagValues.positiveSize;
 import static io.kvorum.node.config.FlagValues.size;
+import static io.kvorum.node.config.FlagValues.walSync;
 
 import io.kvorum.node.core.NodeId;
 import java.nio.file.Path;
@@ -22,13 +22,15 @@ final class StorageOptions {
 
   @Option(
       names = "--sync-writes",
-      defaultValue = "${env:KVORUM_SYNC_WRITES:-false}",
+      defaultValue = "${env:KVORUM_SYNC_WRITES:-100ms}",
       arity = "0..1",
       fallbackValue = "true",
-      paramLabel = "BOOL",
+      paramLabel = "INTERVAL|BOOL",
       description =
-          "fsync the write-ahead log before acknowledging a write (survives power loss, slower)."
-              + " Default: ${DEFAULT-VALUE}.")
+          "When the write-ahead log is fsynced: at least every INTERVAL (a power cut loses at"
+              + " most that much acknowledged work), true (before each write is acknowledged),"
+              + " or false (left to the OS: a power cut may lose everything since the last"
+              + " memtable flush). Default: ${DEFAULT-VALUE}.")
   String syncWrites;
 
   @Option(
@@ -113,7 +115,7 @@ final class StorageOptions {
   /** The storage settings, with the thread count {@link #threads} gave. */
   NodeConfig.Storage storage(int threads) {
     return new NodeConfig.Storage(
-        bool("--sync-writes", syncWrites),
+        walSync("--sync-writes", syncWrites),
         threads,
         count("--storage-queue", storageQueue, false),
         positiveSize("--block-cache-size", blockCacheSize),

@@ -1,8 +1,8 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.storage.Snapshots;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,8 +22,8 @@ public final class SnapshotAdmin {
     return snapshots.take(name);
   }
 
-  /** This node's whole snapshots, oldest first. */
-  public CompletableFuture<List<SnapshotManifest>> list() {
+  /** This node's snapshots: the whole ones, oldest first, and the damaged ones. */
+  public CompletableFuture<SnapshotListing> list() {
     return snapshots.list();
   }
 

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.coordinator.SnapshotAdmin;
+import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -9,7 +10,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -42,12 +42,20 @@ final class SnapshotEndpoints {
       reply(
           exchange,
           snapshots.list(),
-          list -> AdminEndpoints.json(HttpResponseStatus.OK, Map.of("snapshots", views(list))));
+          list -> AdminEndpoints.json(HttpResponseStatus.OK, listing(list)));
     }
   }
 
-  private static List<Map<String, Object>> views(List<SnapshotManifest> manifests) {
-    return manifests.stream().map(SnapshotEndpoints::view).toList();
+  /** The whole snapshots, and those whose manifest cannot be read, which may only be deleted. */
+  private static Map<String, Object> listing(SnapshotListing listing) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("snapshots", listing.whole().stream().map(SnapshotEndpoints::view).toList());
+    body.put(
+        "damaged",
+        listing.damaged().stream()
+            .map(d -> Map.of("name", d.name(), "path", d.path(), "problem", d.problem()))
+            .toList());
+    return body;
   }
 
   private static Map<String, Object> view(SnapshotManifest manifest) {

@@ -2,14 +2,11 @@ package io.kvorum.node.membership;
 
 import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.cluster.ClusterStateCodec;
+import io.kvorum.node.core.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -61,43 +58,28 @@ public final class MembershipStore {
   /** Replaces {@code name} with {@code content}, durably and atomically. */
   public void write(String name, byte[] content) {
     Path file = dir.resolve(name);
-    Path temp = dir.resolve(name + ".tmp");
     try {
-      try (FileChannel channel =
-          FileChannel.open(
-              temp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer buffer = ByteBuffer.wrap(content);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        channel.force(true);
-      }
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
-        directory.force(true);
-      }
+      DurableFiles.DISK.replace(file, content);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
     }
   }
 
-  /** Deletes every file whose name starts with {@code prefix}. */
+  /** Deletes every file whose name starts with {@code prefix}, durably. */
   public void deleteStartingWith(String prefix) {
     try (java.util.stream.Stream<Path> files = Files.list(dir)) {
       for (Path file : files.filter(f -> f.getFileName().toString().startsWith(prefix)).toList()) {
-        Files.deleteIfExists(file);
+        DurableFiles.DISK.delete(file);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + prefix + "* in " + dir, e);
     }
   }
 
+  /** Deletes {@code name} if it exists, durably. */
   public void delete(String name) {
     try {
-      Files.deleteIfExists(dir.resolve(name));
+      DurableFiles.DISK.delete(dir.resolve(name));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + dir.resolve(name), e);
     }

@@ -168,6 +168,19 @@ public final class NodeResources implements AutoCloseable {
   }
 
   /**
+   * A thread of {@code name} for one component's work (a slow call that must not hold up the shared
+   * threads), stopped with the node before everything started earlier: start it after what it works
+   * on. A task still running when it stops is awaited up to 5 s.
+   */
+  public ScheduledExecutorService ownThread(String name) {
+    ScheduledExecutorService thread =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name(name).daemon().factory());
+    closeOnStop(() -> stop(thread));
+    return thread;
+  }
+
+  /**
    * The timer thread ({@code kvorum-timer-1}): the periodic tasks, and the timeouts of requests
    * that do not run on an event loop. Started on first use; stopped before everything started
    * earlier (the storage), so that no task runs against a closed store: stopping it waits for the

@@ -7,6 +7,7 @@ import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.MemberState;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.StorageException;
@@ -14,6 +15,8 @@ import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.MeteredStorageEngine;
 import io.kvorum.node.storage.Snapshots;
+import io.kvorum.node.storage.WalSync;
+import io.kvorum.node.storage.WalSyncer;
 import io.kvorum.node.storage.rocksdb.RocksDbSnapshots;
 import io.kvorum.node.storage.rocksdb.RocksDbStorageEngine;
 import java.io.IOException;
@@ -22,7 +25,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +51,8 @@ public final class StorageBootstrap {
     MembershipStore files = new MembershipStore(dataDir);
     ClusterState state = initialClusterState(config, files);
     LocalStorage local = resources.closeOnStop(openStorage(config, factory, dataDir, resources));
+    syncDirectory(dataDir); // the name of db/, which a first start just made
+    syncPeriodically(config.storage().syncWrites(), local, resources);
     // Remote timestamps are followed only within the max clock offset: a node whose clock is
     // further ahead must not drag the others' versions to where their replicas refuse them.
     HybridLogicalClock clock =
@@ -68,6 +72,20 @@ public final class StorageBootstrap {
   }
 
   /**
+   * Syncs a RocksDB engine's write-ahead log every interval of {@code --sync-writes INTERVAL} on a
+   * thread of its own ({@code kvorum-wal-sync}), stopped before the engine closes.
+   */
+  private static void syncPeriodically(WalSync sync, LocalStorage local, NodeResources resources) {
+    if (sync.periodic() && local.records() instanceof RocksDbStorageEngine rocks) {
+      WalSyncer.start(
+          rocks::syncWal,
+          sync.interval(),
+          resources.ownThread("kvorum-wal-sync"),
+          resources.registry());
+    }
+  }
+
+  /**
    * Snapshots of a RocksDB engine in {@code snapshots/}, taken on a thread of their own (a
    * checkpoint flushes the memtables); none for the engines of tests.
    */
@@ -80,10 +98,7 @@ public final class StorageBootstrap {
     if (!(local.records() instanceof RocksDbStorageEngine rocks)) {
       return Snapshots.NONE;
     }
-    ExecutorService thread =
-        resources.closeOnStop(
-            Executors.newSingleThreadExecutor(
-                Thread.ofPlatform().name("kvorum-snapshots").daemon().factory()));
+    ExecutorService thread = resources.ownThread("kvorum-snapshots");
     RocksDbSnapshots snapshots =
         new RocksDbSnapshots(
             rocks,
@@ -166,9 +181,17 @@ public final class StorageBootstrap {
     }
   }
 
+  private static void syncDirectory(Path dir) {
+    try {
+      DurableFiles.DISK.sync(dir);
+    } catch (IOException e) {
+      throw new ConfigException("--data-dir", dir.toString(), "cannot be synced (" + e + ")");
+    }
+  }
+
   private static Path prepareDataDir(Path dir) {
     try {
-      Files.createDirectories(dir);
+      DurableFiles.DISK.createDirectories(dir);
       Path probe = Files.createTempFile(dir, ".write-probe", null);
       Files.delete(probe);
       return dir;

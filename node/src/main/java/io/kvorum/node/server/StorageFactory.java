@@ -31,7 +31,8 @@ public interface StorageFactory {
                       s.maxDiskBytes(),
                       s.queueSize(),
                       threading.writesAtOnce(),
-                      threading.quietBackground()),
+                      threading.quietBackground(),
+                      false),
                   executor)
               .asLocalStorage();
 }

@@ -1,8 +1,8 @@
 package io.kvorum.node.storage;
 
 import io.kvorum.node.core.InvalidRequestException;
+import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 
@@ -43,8 +43,11 @@ public interface Snapshots {
    */
   CompletableFuture<SnapshotManifest> take(String name);
 
-  /** The whole snapshots, oldest first, their manifests read from disk off the caller's thread. */
-  CompletableFuture<List<SnapshotManifest>> list();
+  /**
+   * The snapshots, their manifests read from disk off the caller's thread: the whole ones, oldest
+   * first, and, apart, every snapshot directory whose manifest cannot be read (it can be deleted).
+   */
+  CompletableFuture<SnapshotListing> list();
 
   /**
    * Deletes snapshot {@code name} and every file it holds alone, off the caller's thread.
@@ -84,8 +87,8 @@ public interface Snapshots {
         }
 
         @Override
-        public CompletableFuture<List<SnapshotManifest>> list() {
-          return CompletableFuture.completedFuture(List.of());
+        public CompletableFuture<SnapshotListing> list() {
+          return CompletableFuture.completedFuture(SnapshotListing.EMPTY);
         }
 
         @Override

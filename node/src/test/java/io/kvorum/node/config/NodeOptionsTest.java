@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assumptions.assumeThatCode;
 import io.kvorum.node.cluster.Member;
 import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.storage.WalSync;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +40,7 @@ class NodeOptionsTest {
     assertThat(config.limits().maxValueBytes()).isEqualTo(16 << 20);
     assertThat(config.limits().maxKeyBytes()).isEqualTo(1024);
     assertThat(config.dataDir().normalize()).isEqualTo(Path.of("./data/n1").normalize());
-    assertThat(config.storage().syncWrites()).isFalse();
+    assertThat(config.storage().syncWrites()).isEqualTo(WalSync.every(Duration.ofMillis(100)));
     assertThat(config.storage().threads()).isEqualTo(Math.max(2, CORES));
     assertThat(config.storage().queueSize()).isEqualTo(4096);
     assertThat(config.storage().blockCacheBytes()).isEqualTo(128L << 20);
@@ -161,7 +162,7 @@ class NodeOptionsTest {
             new Member(NodeId.of("n2"), "10.0.0.2", 19090),
             new Member(NodeId.of("n3"), "fd00::3", 19090));
     assertThat(config.requestTimeout()).isEqualTo(Duration.ofMillis(250));
-    assertThat(config.storage().syncWrites()).isTrue();
+    assertThat(config.storage().syncWrites()).isEqualTo(WalSync.EVERY_WRITE);
     assertThat(config.limits().maxValueBytes()).isEqualTo(1 << 20);
     assertThat(config.limits().maxKeyBytes()).isEqualTo(256);
     assertThat(config.storage().threads()).isEqualTo(3);
@@ -185,10 +186,26 @@ class NodeOptionsTest {
   }
 
   @ParameterizedTest(name = "--sync-writes={0}")
-  @CsvSource({"true, true", "false, false", "yes, true", "no, false", "1, true", "0, false"})
-  void syncWritesTakesABoolean(String value, boolean expected) {
+  @CsvSource({
+    "true, true",
+    "false, false",
+    "yes, true",
+    "no, false",
+    "1, true",
+    "0, false",
+    "100ms, 100ms",
+    "2s, 2000ms",
+    "1s, 1000ms"
+  })
+  void syncWritesTakesABooleanOrAnInterval(String value, String expected) {
     assertThat(config("--node-id=n1", "--sync-writes=" + value).storage().syncWrites())
-        .isEqualTo(expected);
+        .hasToString(expected);
+  }
+
+  @Test
+  void syncWritesWithoutAValueSyncsEveryWrite() {
+    assertThat(config("--node-id=n1", "--sync-writes").storage().syncWrites())
+        .isEqualTo(WalSync.EVERY_WRITE);
   }
 
   @Test
@@ -237,7 +254,9 @@ class NodeOptionsTest {
     "--storage-queue, -5",
     "--io-threads, -2",
     "--http-host, ' '",
-    "--sync-writes, maybe"
+    "--sync-writes, maybe",
+    "--sync-writes, 0ms",
+    "--sync-writes, -5s"
   })
   void invalidValuesAreRefusedNamingTheFlagAndTheValue(String flag, String value) {
     String[] args =

@@ -4,6 +4,7 @@ import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.storage.WalSync;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -172,7 +173,7 @@ public final class TestConfig {
         requestTimeout,
         new NodeConfig.Limits(maxValueBytes, maxKeyBytes),
         new NodeConfig.Storage(
-            false,
+            WalSync.OS,
             storageThreads,
             storageQueue,
             8 << 20,

@@ -1,14 +1,12 @@
 package io.kvorum.node.storage.rocksdb;
 
+import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.core.StorageException;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -126,16 +124,9 @@ final class FormatMarker {
 
   /** Writes the marker durably: to a temporary file, fsynced, then moved into place. */
   static void write(Path directory) {
-    Path temporary = directory.resolve(FILE + ".tmp");
     try {
-      Files.writeString(temporary, CURRENT + "\n", StandardCharsets.UTF_8);
-      try (FileChannel file = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-        file.force(true);
-      }
-      Files.move(temporary, directory.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
-      try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-        dir.force(true);
-      }
+      DurableFiles.DISK.replace(
+          directory.resolve(FILE), (CURRENT + "\n").getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "open " + directory, null, e);
     }

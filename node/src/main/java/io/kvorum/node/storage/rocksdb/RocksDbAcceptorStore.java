@@ -165,7 +165,7 @@ final class RocksDbAcceptorStore implements AcceptorStore {
             }
             if (removed > 0) {
               // Unsynced: a delete lost in a crash brings back a state that was purgeable.
-              db.write(engine.writeOptions(), batch);
+              db.write(engine.options().writes, batch);
             }
             return removed;
           } finally {

@@ -62,7 +62,7 @@ final class RocksDbHintStore implements HintStore {
         "store hint",
         key,
         () -> {
-          db.put(hints, engine.writeOptions(), id, value);
+          db.put(hints, engine.options().writes, id, value);
           counter(target).incrementAndGet();
           return null;
         });
@@ -108,7 +108,7 @@ final class RocksDbHintStore implements HintStore {
                   removed.add(hint.target());
                 }
               }
-              db.write(engine.writeOptions(), batch);
+              db.write(engine.options().writes, batch);
               removed.forEach(target -> counter(target).decrementAndGet());
             }
           }

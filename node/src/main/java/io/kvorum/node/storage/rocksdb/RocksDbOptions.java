@@ -16,6 +16,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksObject;
 import org.rocksdb.SstFileManager;
+import org.rocksdb.Statistics;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -55,6 +56,9 @@ final class RocksDbOptions implements AutoCloseable {
 
   final long maxDiskBytes;
 
+  /** RocksDB's statistics when the settings ask for them, else null. */
+  final Statistics statistics;
+
   /**
    * @throws RocksDBException if an option object cannot be made (then none is left open)
    */
@@ -62,13 +66,17 @@ final class RocksDbOptions implements AutoCloseable {
     try {
       blockCache = own(new LRUCache(settings.blockCacheBytes()));
       db = own(new DBOptions());
-      writes = own(new WriteOptions()).setSync(settings.syncWrites());
+      writes = own(new WriteOptions()).setSync(settings.sync().everyWrite());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       syncedWrites = own(new WriteOptions()).setSync(true);
       families = families(settings);
       maxDiskBytes = settings.maxDiskBytes();
       files = own(new SstFileManager(Env.getDefault()));
       configure(db, files, settings);
+      statistics = settings.statistics() ? own(new Statistics()) : null;
+      if (statistics != null) {
+        db.setStatistics(statistics);
+      }
       if (settings.quietBackground()) {
         // Flushes and compactions come in bursts that take a core while they last; at a fair share
         // they delay every request of that moment (p99 45 -> 12 ms at 6,000 writes/s, the median of

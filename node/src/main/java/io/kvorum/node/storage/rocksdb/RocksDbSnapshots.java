@@ -2,8 +2,10 @@ package io.kvorum.node.storage.rocksdb;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.node.core.Directories;
+import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.core.SnapshotException;
+import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.Snapshots;
@@ -13,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,8 +32,9 @@ import org.rocksdb.Checkpoint;
  * seconds whatever the size and costs no disk until compaction replaces the files it shares. The
  * hints this node holds for others are in the checkpoint too (their column family is in the same
  * database), and are ignored by a load: they are other nodes' writes, delivered or repaired there.
- * A snapshot is written under a hidden name and renamed once its manifest is written, so a crash
- * midway leaves no snapshot that looks whole.
+ * A snapshot is written under a hidden name, every file and directory of it synced, and renamed
+ * once its manifest is written, the rename synced too: a crash or a power cut midway leaves no
+ * snapshot that looks whole, and one answered is on the disk.
  */
 public final class RocksDbSnapshots implements Snapshots {
   static final String MANIFEST = "manifest.json";
@@ -44,9 +46,10 @@ public final class RocksDbSnapshots implements Snapshots {
   private final String node;
   private final LongSupplier clock;
   private final Executor executor;
+  private final DurableFiles files;
 
   /**
-   * Snapshots of {@code engine} in {@code directory}.
+   * Snapshots of {@code engine} in {@code directory}, on the real disk.
    *
    * @param node the node's id, written into each manifest
    * @param clock the node's hybrid logical clock, read when a snapshot is taken
@@ -58,11 +61,23 @@ public final class RocksDbSnapshots implements Snapshots {
       String node,
       LongSupplier clock,
       Executor executor) {
+    this(engine, directory, node, clock, executor, DurableFiles.DISK);
+  }
+
+  /** Snapshots whose files are synced through {@code files}. */
+  RocksDbSnapshots(
+      RocksDbStorageEngine engine,
+      Path directory,
+      String node,
+      LongSupplier clock,
+      Executor executor,
+      DurableFiles files) {
     this.engine = engine;
     this.directory = directory;
     this.node = node;
     this.clock = clock;
     this.executor = executor;
+    this.files = files;
   }
 
   /**
@@ -71,7 +86,7 @@ public final class RocksDbSnapshots implements Snapshots {
    * from the directory at each scrape.
    */
   public void bindTo(MeterRegistry registry) {
-    Gauge.builder("kvorum.snapshots", this, s -> s.manifests().size())
+    Gauge.builder("kvorum.snapshots", this, s -> s.listNow().whole().size())
         .description("snapshots this node holds under its data directory")
         .register(registry);
     Gauge.builder("kvorum.snapshots.bytes", this, RocksDbSnapshots::bytesHeldAlone)
@@ -95,7 +110,7 @@ public final class RocksDbSnapshots implements Snapshots {
     Path partial = directory.resolve(PARTIAL + name);
     long started = System.nanoTime();
     try {
-      Files.createDirectories(directory);
+      files.createDirectories(directory);
       Directories.removeTree(partial);
       long versionsUpTo = clock.getAsLong();
       long records = engine.stats().estimatedKeys();
@@ -108,9 +123,9 @@ public final class RocksDbSnapshots implements Snapshots {
             }
             return null;
           });
-      Files.copy(
-          Path.of(engine.db().getName()).resolve(FormatMarker.FILE),
-          partial.resolve(FormatMarker.FILE));
+      files.write(
+          partial.resolve(FormatMarker.FILE),
+          Files.readAllBytes(Path.of(engine.db().getName()).resolve(FormatMarker.FILE)));
       SnapshotManifest manifest =
           new SnapshotManifest(
               name,
@@ -123,9 +138,13 @@ public final class RocksDbSnapshots implements Snapshots {
               FormatMarker.CURRENT,
               Release.version(),
               target.toAbsolutePath().toString());
-      JSON.writerWithDefaultPrettyPrinter()
-          .writeValue(partial.resolve(MANIFEST).toFile(), manifest);
-      Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+      files.write(
+          partial.resolve(MANIFEST),
+          JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(manifest));
+      // The checkpoint's links and copies, the marker and the manifest are on the disk before the
+      // name says the snapshot is whole; the rename, synced in its directory, says it.
+      files.syncTree(partial);
+      files.rename(partial, target);
       keepInLimitNow();
       return manifest;
     } catch (IOException e) {
@@ -138,28 +157,62 @@ public final class RocksDbSnapshots implements Snapshots {
   }
 
   @Override
-  public CompletableFuture<List<SnapshotManifest>> list() {
-    return CompletableFuture.supplyAsync(this::manifests, executor);
+  public CompletableFuture<SnapshotListing> list() {
+    return CompletableFuture.supplyAsync(this::listNow, executor);
   }
 
-  /** The manifests of the whole snapshots, read now on the caller's thread. */
-  public List<SnapshotManifest> manifests() {
+  /**
+   * The snapshots on disk, read now on the caller's thread: one whose manifest cannot be read is
+   * listed as damaged, and the others as whole.
+   */
+  public SnapshotListing listNow() {
     if (!Files.isDirectory(directory)) {
-      return List.of();
+      return SnapshotListing.EMPTY;
     }
-    List<SnapshotManifest> manifests = new ArrayList<>();
-    try (Stream<Path> children = Files.list(directory)) {
-      for (Path child : children.toList()) {
-        Path manifest = child.resolve(MANIFEST);
-        if (!child.getFileName().toString().startsWith(".") && Files.isRegularFile(manifest)) {
-          manifests.add(JSON.readValue(manifest.toFile(), SnapshotManifest.class));
-        }
-      }
+    List<SnapshotManifest> whole = new ArrayList<>();
+    List<SnapshotListing.Damaged> damaged = new ArrayList<>();
+    List<Path> children;
+    try (Stream<Path> listing = Files.list(directory)) {
+      children = listing.filter(c -> !c.getFileName().toString().startsWith(".")).toList();
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "list snapshots", null, e);
     }
-    manifests.sort(Comparator.comparing(SnapshotManifest::takenAt));
-    return manifests;
+    for (Path child : children) {
+      if (!Files.isDirectory(child)) {
+        continue;
+      }
+      Path manifest = child.resolve(MANIFEST);
+      try {
+        whole.add(JSON.readValue(manifest.toFile(), SnapshotManifest.class));
+      } catch (IOException e) {
+        damaged.add(
+            new SnapshotListing.Damaged(
+                child.getFileName().toString(),
+                child.toAbsolutePath().toString(),
+                problem(manifest, e)));
+      }
+    }
+    whole.sort(Comparator.comparing(SnapshotManifest::takenAt));
+    damaged.sort(Comparator.comparing(SnapshotListing.Damaged::name));
+    return new SnapshotListing(whole, damaged);
+  }
+
+  private static String problem(Path manifest, IOException error) {
+    try {
+      if (!Files.isRegularFile(manifest)) {
+        return MANIFEST + " is missing: delete this snapshot, it cannot be used";
+      }
+      if (Files.size(manifest) == 0) {
+        return MANIFEST + " is empty: delete this snapshot, it cannot be used";
+      }
+    } catch (IOException e) {
+      // Described by the error that reading it gave.
+    }
+    String reason = error.getMessage() == null ? error.toString() : error.getMessage();
+    return MANIFEST
+        + " cannot be read ("
+        + reason.lines().findFirst().orElse(reason)
+        + "): delete this snapshot, it cannot be used";
   }
 
   @Override
@@ -174,6 +227,7 @@ public final class RocksDbSnapshots implements Snapshots {
     }
     try {
       Directories.removeTree(target);
+      files.sync(directory);
       keepInLimitNow();
     } catch (IOException e) {
       throw new StorageException(StorageException.Kind.FAILURE, "delete snapshot " + name, null, e);

@@ -8,10 +8,10 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
+import io.kvorum.node.storage.WalSync;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
 import java.nio.file.Path;
@@ -31,7 +31,6 @@ import org.rocksdb.ReadTier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 
 /**
  * {@link StorageEngine} on RocksDB. Records live in the default column family under their raw key,
@@ -45,8 +44,9 @@ import org.rocksdb.WriteOptions;
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
  * and in compaction. Concurrent puts are written together ({@link WriteCombiner}): one batch, one
  * write-ahead-log append. All RocksDB calls run on the executor given at open. The log is always
- * on, so a completed put survives a crash of the process; with {@code syncWrites} it is fsynced
- * first and survives a crash of the machine.
+ * on, so a completed put survives a crash of the process; it survives a crash of the machine once
+ * the log is synced: before the put completes ({@link WalSync#EVERY_WRITE}), or by the next {@link
+ * #syncWal} (periodic syncs).
  */
 public final class RocksDbStorageEngine implements StorageEngine {
   private static final int GROUP_RECORDS = 512;
@@ -74,11 +74,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final AtOnceWrites atOnce;
 
   private final Purger purger;
+  private final WalSyncs wal;
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<RocksDbCursor> cursors = ConcurrentHashMap.newKeySet();
   private final LongAdder batchesWritten = new LongAdder();
   private final LongAdder recordsWritten = new LongAdder();
   private final LongAdder batchesAtOnce = new LongAdder();
+
   private boolean closed;
 
   private RocksDbStorageEngine(
@@ -93,13 +95,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.handles = handles;
     this.records = handles.get(0);
     this.purger = new Purger(db, handles, pointReads, options.writes);
+    this.wal = new WalSyncs(this, db);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.acceptors = new RocksDbAcceptorStore(this, db, handles.get(3), options.syncedWrites);
     this.combiner =
         new WriteCombiner(
             executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
     this.atOnce =
-        settings.writesAtOnce() && !settings.syncWrites()
+        settings.writesAtOnce() && !settings.sync().everyWrite()
             ? new AtOnceWrites(System::nanoTime)
             : null;
   }
@@ -278,18 +281,18 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return submit("purge", null, () -> purger.purge(deadBeforeMillis, limit));
   }
 
-  /** The hints kept in this database, beside the records. */
-  public HintStore hints() {
-    return hints;
+  /**
+   * Syncs the write-ahead log (records, hints and Paxos states alike) if anything was written since
+   * the last sync this method made; whether it synced. By one thread at a time, off the event loops
+   * ({@code --sync-writes INTERVAL}). Throws StorageException if the sync failed.
+   */
+  public boolean syncWal() {
+    return wal.sync();
   }
 
   /** This engine, its hints and its acceptors' states, as a node uses them. */
   public LocalStorage asLocalStorage() {
     return new LocalStorage(this, hints, acceptors);
-  }
-
-  WriteOptions writeOptions() {
-    return options.writes;
   }
 
   /** The open database, for this package's checkpoints; calls on it go through {@link #guarded}. */
@@ -305,21 +308,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
   public StorageStats stats() {
     lifecycle.readLock().lock();
     try {
-      if (closed) {
-        return new StorageStats(
-            0, 0, 0, 0, batchesWritten.sum(), recordsWritten.sum(), batchesAtOnce.sum(), 0, false);
-      }
-      return new StorageStats(
-          db.getLongProperty(records, "rocksdb.estimate-num-keys"),
-          db.getAggregatedLongProperty("rocksdb.live-sst-files-size"),
-          db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables")
-              + options.blockCache.getUsage(),
-          db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
+      return RocksDbStats.read(
+          closed ? null : db,
+          records,
+          options,
           batchesWritten.sum(),
           recordsWritten.sum(),
-          batchesAtOnce.sum(),
-          db.getLongProperty("rocksdb.actual-delayed-write-rate"),
-          db.getLongProperty("rocksdb.is-write-stopped") != 0);
+          batchesAtOnce.sum());
     } catch (RocksDBException e) {
       throw RocksDbFailures.of("stats", null, e);
     } finally {

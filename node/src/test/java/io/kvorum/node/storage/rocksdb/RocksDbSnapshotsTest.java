@@ -2,6 +2,7 @@ package io.kvorum.node.storage.rocksdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -9,6 +10,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.SnapshotException;
+import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -27,6 +30,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -121,7 +125,7 @@ class RocksDbSnapshotsTest {
     }
     assertThat(errors).isEmpty();
     assertThat(written.get()).isPositive();
-    assertThat(snapshots.list().get()).extracting(SnapshotManifest::name).hasSize(5);
+    assertThat(snapshots.list().get().whole()).extracting(SnapshotManifest::name).hasSize(5);
   }
 
   @Test
@@ -139,7 +143,7 @@ class RocksDbSnapshotsTest {
     assertThat(failure(snapshots.delete("absent"))).isInstanceOf(SnapshotException.class);
 
     snapshots.delete("nightly").get(30, TimeUnit.SECONDS);
-    assertThat(snapshots.list().get()).isEmpty();
+    assertThat(snapshots.list().get().whole()).isEmpty();
     assertThat(dataDir.resolve("snapshots").resolve("nightly")).doesNotExist();
   }
 
@@ -148,9 +152,80 @@ class RocksDbSnapshotsTest {
     Path partial = Files.createDirectories(dataDir.resolve("snapshots").resolve(".partial-again"));
     Files.writeString(partial.resolve("000001.sst"), "half a file");
 
-    assertThat(snapshots.list().get()).isEmpty();
+    assertThat(snapshots.list().get().whole()).isEmpty();
     assertThat(snapshots.take("again").get(30, TimeUnit.SECONDS).name()).isEqualTo("again");
     assertThat(partial).doesNotExist();
+  }
+
+  /**
+   * Issue 39: a snapshot answered is on the disk. Every file of it and every directory that names
+   * it is synced before the rename that makes it whole, and the directory holding that name after.
+   */
+  @Test
+  void everyFileAndDirectoryOfASnapshotIsSyncedBeforeItIsWholeAndItsNameAfter() throws Exception {
+    for (int i = 0; i < 100; i++) {
+      put("k" + i, Record.value(version(), bytes("v" + i)));
+    }
+    List<Path> synced = Collections.synchronizedList(new ArrayList<>());
+    Path snapshotsDir = dataDir.resolve("snapshots").toAbsolutePath();
+    RocksDbSnapshots counted =
+        new RocksDbSnapshots(
+            engine,
+            snapshotsDir,
+            "n1",
+            clock::get,
+            snapshotThread,
+            new DurableFiles(
+                path -> {
+                  synced.add(path.toAbsolutePath());
+                  DurableFiles.FileSync.DISK.sync(path);
+                }));
+
+    counted.take("durable").get(30, TimeUnit.SECONDS);
+
+    Path taken = snapshotsDir.resolve("durable");
+    Path partial = snapshotsDir.resolve(".partial-durable");
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(taken)) {
+      files = walk.filter(Files::isRegularFile).toList();
+    }
+    assertThat(files).extracting(f -> f.getFileName().toString()).contains("manifest.json");
+    for (Path file : files) {
+      assertThat(synced).as(file.toString()).contains(partial.resolve(taken.relativize(file)));
+    }
+    int rename = synced.lastIndexOf(snapshotsDir);
+    assertThat(synced.indexOf(partial)).as("the snapshot's directory").isBetween(0, rename);
+    assertThat(rename).as("the name, synced last").isEqualTo(synced.size() - 1);
+    assertThat(synced).as("snapshots/ was made: its parent holds its name").contains(dataDir);
+  }
+
+  /** Issue 39: one damaged snapshot neither hides the others nor fails the listing. */
+  @Test
+  void aSnapshotWhoseManifestIsEmptyIsListedAsDamagedAndCanBeDeleted() throws Exception {
+    put("k", Record.value(version(), bytes("v")));
+    snapshots.take("good").get(30, TimeUnit.SECONDS);
+    snapshots.take("cut").get(30, TimeUnit.SECONDS);
+    Path cut = dataDir.resolve("snapshots").resolve("cut");
+    Files.write(cut.resolve("manifest.json"), new byte[0]);
+    Files.createDirectories(dataDir.resolve("snapshots").resolve("bare"));
+
+    SnapshotListing listing = snapshots.list().get(30, TimeUnit.SECONDS);
+
+    assertThat(listing.whole()).extracting(SnapshotManifest::name).containsExactly("good");
+    assertThat(listing.damaged())
+        .extracting(SnapshotListing.Damaged::name)
+        .containsExactly("bare", "cut");
+    assertThat(listing.damaged().get(1).problem()).contains("manifest.json is empty");
+    assertThat(listing.damaged().get(0).problem()).contains("manifest.json is missing");
+    assertThat(failure(snapshots.take("cut")))
+        .as("its name is still taken")
+        .isInstanceOf(SnapshotException.class);
+
+    snapshots.delete("cut").get(30, TimeUnit.SECONDS);
+    assertThat(cut).doesNotExist();
+    assertThat(snapshots.list().get(30, TimeUnit.SECONDS).damaged())
+        .extracting(SnapshotListing.Damaged::name)
+        .containsExactly("bare");
   }
 
   @Test

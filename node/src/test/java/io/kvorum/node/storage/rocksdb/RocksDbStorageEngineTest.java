@@ -12,6 +12,7 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageEngineContract;
 import io.kvorum.node.storage.StorageStats;
+import io.kvorum.node.storage.WalSync;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -291,7 +292,7 @@ class RocksDbStorageEngineTest extends StorageEngineContract {
     StorageEngine quiet =
         RocksDbStorageEngine.open(
             dir.resolve("quiet"),
-            new RocksDbSettings(false, 8L << 20, 256L << 10, 0, 4096, true, true),
+            new RocksDbSettings(WalSync.OS, 8L << 20, 256L << 10, 0, 4096, true, true, false),
             executor);
     try {
       Random random = new Random(7);
