@@ -36,9 +36,9 @@ class NodeProcessIT {
   @TempDir Path work;
 
   /**
-   * With the default periodic sync the writes run on the event loops and are in the page cache
-   * when acknowledged (as with {@code false}, which differs only by the syncing thread); with
-   * {@code true} they go through the storage threads' group commit.
+   * With the default periodic sync the writes run on the event loops and are in the page cache when
+   * acknowledged (as with {@code false}, which differs only by the syncing thread); with {@code
+   * true} they go through the storage threads' group commit.
    */
   @ParameterizedTest(name = "--sync-writes={0}")
   @ValueSource(strings = {"100ms", "true"})

@@ -1,7 +1,7 @@
 package io.kvorum.bench.jmh;
 
-import io.kvorum.node.cluster.RendezvousPlacement;
-import io.kvorum.node.cluster.Zone;
+import io.kvorum.node.topology.RendezvousPlacement;
+import io.kvorum.node.topology.Zone;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import java.util.LinkedHashMap;

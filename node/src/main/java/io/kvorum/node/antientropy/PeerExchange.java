@@ -4,6 +4,7 @@ import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
@@ -97,7 +98,10 @@ final class PeerExchange {
   /** The positions of {@code level} whose hashes differ here and at the peer. */
   private CompletableFuture<int[]> differing(int level, int[] positions) {
     return transport
-        .treeHashes(peer, level, positions)
+        .call(
+            peer,
+            RepairProtocol.TREE_HASHES,
+            new RepairProtocol.Hashes(trees.self(), level, positions))
         .thenApply(
             remote -> {
               if (remote.length != positions.length) {
@@ -122,7 +126,8 @@ final class PeerExchange {
   private CompletableFuture<DigestTable> pull(int[] segments) {
     DigestTable theirs = new DigestTable();
     return Batches.forEach(
-            transport.segments(peer, segments),
+            transport.open(
+                peer, RepairProtocol.SEGMENTS, new RepairProtocol.Segments(trees.self(), segments)),
             BATCH_ENTRIES,
             rate.batchBytes(),
             batch -> {
@@ -182,7 +187,7 @@ final class PeerExchange {
                   permitted ->
                       CompletableFuture.allOf(
                           toSend.stream()
-                              .map(e -> transport.write(peer, e.key(), e.record()))
+                              .map(e -> transport.call(peer, ReplicaProtocol.WRITE, e))
                               .toArray(CompletableFuture[]::new)))
               .thenRun(
                   () -> {

@@ -44,7 +44,7 @@ import picocli.CommandLine.Spec;
  * JVM then writes the classes it loaded and linked, and the profiles its compilers gathered, to
  * FILE; nodes started with {@code -XX:AOTCache=FILE} on the same JDK and the same jar are ready
  * sooner and warm up sooner. The build does this for {@code bin/kvorum}, the image build for its
- * nodes (docs/decisions.md, "The JDK's ahead-of-time cache").
+ * nodes (docs/decisions/aot-cache-trained-at-build-time.md).
  */
 @Command(
     name = "train",

@@ -6,10 +6,10 @@ import static io.kvorum.node.config.FlagValues.parse;
 import static io.kvorum.node.config.FlagValues.port;
 import static io.kvorum.node.config.FlagValues.text;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import io.kvorum.node.topology.Zone;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;

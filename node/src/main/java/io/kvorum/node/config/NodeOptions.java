@@ -1,7 +1,7 @@
 package io.kvorum.node.config;
 
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Topology;
 import picocli.CommandLine.Mixin;
 
 /**

@@ -1,7 +1,7 @@
 package io.kvorum.node.config;
 
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Member;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,20 +2,22 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.ClockOffsets;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.StorageReport;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.membership.MembershipService;
+import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.StreamFigures;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * What an operator asks of the cluster through this node: the cluster as this node sees it (every
@@ -26,12 +28,15 @@ import java.util.OptionalLong;
 public final class ClusterAdmin {
   private final Membership membership;
   private final Replicas replicas;
+  private final Function<NodeId, Optional<StorageReport>> storage;
   private final HintedHandoff handoff;
   private final ClockOffsets offsets;
   private final AntiEntropy antiEntropy;
   private final MembershipService changes;
 
   /**
+   * @param storage a member's storage figures: this node's own now, a peer's as it reported them in
+   *     its latest answer to a ping; empty when unknown
    * @param offsets whether this node's clock may version writes, and the peers' offsets
    * @param antiEntropy the node's anti-entropy, for its state and for repairs asked for
    * @param changes the node's membership changes: decommission, removal, streaming figures
@@ -39,12 +44,14 @@ public final class ClusterAdmin {
   public ClusterAdmin(
       Membership membership,
       Replicas replicas,
+      Function<NodeId, Optional<StorageReport>> storage,
       HintedHandoff handoff,
       ClockOffsets offsets,
       AntiEntropy antiEntropy,
       MembershipService changes) {
     this.membership = membership;
     this.replicas = replicas;
+    this.storage = storage;
     this.handoff = handoff;
     this.offsets = offsets;
     this.antiEntropy = antiEntropy;
@@ -114,8 +121,8 @@ public final class ClusterAdmin {
         offset.map(o -> OptionalLong.of(o.offsetMillis())).orElse(OptionalLong.empty()),
         offset.map(o -> OptionalLong.of(o.uncertaintyMillis())).orElse(OptionalLong.empty()),
         self ? null : repair(member.id()),
-        replicas
-            .storage(member.id())
+        storage
+            .apply(member.id())
             .map(report -> new NodeView.Storage(report.records(), report.diskBytes()))
             .orElse(null));
   }

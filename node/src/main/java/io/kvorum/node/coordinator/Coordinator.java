@@ -2,8 +2,10 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.ClockOffsets;
-import io.kvorum.node.consensus.Condition;
-import io.kvorum.node.consensus.ConditionalWrite;
+import io.kvorum.node.consensus.Acceptors;
+import io.kvorum.node.consensus.ConditionalWriteCoordinator;
+import io.kvorum.node.consensus.round.Condition;
+import io.kvorum.node.consensus.round.ConditionalWrite;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -12,9 +14,10 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.quorum.RequestDeadline;
+import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
-import io.kvorum.node.replication.Replicas;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
@@ -47,6 +50,7 @@ public final class Coordinator {
   public Coordinator(
       Membership membership,
       Replicas replicas,
+      Acceptors acceptors,
       HintedHandoff handoff,
       Clock clock,
       ClockOffsets offsets,
@@ -58,7 +62,7 @@ public final class Coordinator {
     this.replicationFactor = replicationFactor;
     this.clock = clock;
     this.offsets = offsets;
-    Deadline deadline = new Deadline(requestTimeout, timeoutScheduler);
+    RequestDeadline deadline = new RequestDeadline(requestTimeout, timeoutScheduler);
     this.writes =
         new WriteCoordinator(
             membership,
@@ -69,7 +73,7 @@ public final class Coordinator {
             requestTimeout.dividedBy(2));
     this.conditionalWrites =
         new ConditionalWriteCoordinator(
-            membership, replicas, writes, clock, requestTimeout, timeoutScheduler, registry);
+            membership, acceptors, writes::write, clock, deadline, registry);
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);

@@ -2,6 +2,7 @@ package io.kvorum.node.coordinator;
 
 import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Failures;
+import io.kvorum.node.quorum.RequestDeadline;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -11,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Holds back this node's own copy of a write it coordinates while some peer's clock is unmeasured
- * (docs/decisions.md, "A clock far from its peers'"): until a peer replica has accepted the
+ * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md): until a peer replica has accepted the
  * version, this node cannot know that its clock is not the one far ahead, and a version from the
  * future kept only here would beat every later write of the key. Opens at the first peer that
  * accepts, or once every peer has answered without refusing the version, or after {@code limit} (a
@@ -26,7 +27,8 @@ final class LocalCopyGate {
   /**
    * @param peers how many peer replicas the write goes to
    * @param limit the longest the copy waits for a peer's answer
-   * @param timer keeps the limit's timer (the request's own scheduler, as {@link Deadline}'s)
+   * @param timer keeps the limit's timer (the request's own scheduler, as {@link
+   *     RequestDeadline}'s)
    */
   LocalCopyGate(int peers, Duration limit, ScheduledExecutorService timer) {
     this.unanswered = new AtomicInteger(peers);

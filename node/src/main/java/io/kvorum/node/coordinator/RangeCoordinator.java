@@ -1,11 +1,11 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.membership.Membership;
-import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replica.Replicas;
+import io.kvorum.node.topology.Owners;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

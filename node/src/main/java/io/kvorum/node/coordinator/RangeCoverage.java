@@ -1,11 +1,12 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Placement;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.quorum.ReplicaFailures;
+import io.kvorum.node.topology.Placement;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;

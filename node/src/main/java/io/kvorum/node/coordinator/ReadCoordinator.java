@@ -5,8 +5,10 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.quorum.QuorumCall;
+import io.kvorum.node.quorum.RequestDeadline;
+import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.replication.ReadRepairer;
-import io.kvorum.node.replication.Replicas;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,10 +25,10 @@ public final class ReadCoordinator {
   private final Membership membership;
   private final Replicas replicas;
   private final ReadRepairer repairer;
-  private final Deadline deadline;
+  private final RequestDeadline deadline;
 
   ReadCoordinator(
-      Membership membership, Replicas replicas, ReadRepairer repairer, Deadline deadline) {
+      Membership membership, Replicas replicas, ReadRepairer repairer, RequestDeadline deadline) {
     this.membership = membership;
     this.replicas = replicas;
     this.repairer = repairer;
@@ -54,10 +56,6 @@ public final class ReadCoordinator {
   }
 
   private static Optional<Record> newest(List<QuorumCall.Answer<Optional<Record>>> answers) {
-    Record newest = null;
-    for (QuorumCall.Answer<Optional<Record>> answer : answers) {
-      newest = Record.newest(newest, answer.value().orElse(null));
-    }
-    return Optional.ofNullable(newest);
+    return Record.newest(answers.stream().map(QuorumCall.Answer::value).toList());
   }
 }

@@ -1,14 +1,16 @@
 package io.kvorum.node.coordinator;
 
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.quorum.QuorumCall;
+import io.kvorum.node.quorum.RequestDeadline;
+import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.topology.Owners;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +35,7 @@ public final class WriteCoordinator {
   private final Membership membership;
   private final Replicas replicas;
   private final HintedHandoff handoff;
-  private final Deadline deadline;
+  private final RequestDeadline deadline;
   private final BooleanSupplier clockUnproven;
   private final Duration gateLimit;
 
@@ -46,7 +48,7 @@ public final class WriteCoordinator {
       Membership membership,
       Replicas replicas,
       HintedHandoff handoff,
-      Deadline deadline,
+      RequestDeadline deadline,
       BooleanSupplier clockUnproven,
       Duration gateLimit) {
     this.membership = membership;

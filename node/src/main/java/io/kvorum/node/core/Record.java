@@ -1,8 +1,10 @@
 package io.kvorum.node.core;
 
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One stored version of a key: a value or a tombstone, the version of the write that made it, an
@@ -89,6 +91,18 @@ public record Record(
       return a;
     }
     return LAST_WRITER_WINS.compare(a, b) >= 0 ? a : b;
+  }
+
+  /**
+   * The winner of {@code records} under {@link #LAST_WRITER_WINS} (the replicas' answers of one
+   * key, an absent answer empty); empty if none holds a record.
+   */
+  public static Optional<Record> newest(Collection<Optional<Record>> records) {
+    Record newest = null;
+    for (Optional<Record> record : records) {
+      newest = newest(newest, record.orElse(null));
+    }
+    return Optional.ofNullable(newest);
   }
 
   /** Whether this record beats {@code other} (which may be null) under last-writer-wins. */

@@ -1,15 +1,15 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.MemberState;
-import io.kvorum.node.cluster.StreamFigures;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.NodeView;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Release;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.topology.StreamFigures;
+import io.kvorum.node.topology.Zone;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;

@@ -1,7 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
-import io.kvorum.node.consensus.Condition;
+import io.kvorum.node.consensus.round.Condition;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;

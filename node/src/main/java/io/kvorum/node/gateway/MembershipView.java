@@ -1,6 +1,6 @@
 package io.kvorum.node.gateway;
 
-import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.topology.ClusterState;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,12 +1,12 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Owners;
 import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -130,7 +130,7 @@ final class ChangeDriver {
           streamEach(
               change.epoch(),
               state.owners(),
-              source -> start -> transport.handoff(source, change.epoch(), self, start),
+              source -> start -> handoff(source, change.epoch(), Optional.of(self), start),
               entry -> List.of(self));
       case DECOMMISSION ->
           streamEach(
@@ -146,7 +146,7 @@ final class ChangeDriver {
                   start ->
                       source.equals(self)
                           ? streamer.handoff(owners, null, start, false)
-                          : transport.handoff(source, change.epoch(), null, start),
+                          : handoff(source, change.epoch(), Optional.empty(), start),
               entry -> gained(owners, entry));
     }
     String streamed = streamer.summary();
@@ -198,6 +198,11 @@ final class ChangeDriver {
   }
 
   /** The node a removal takes away, which cannot stream; none for the other kinds. */
+  private ScanCursor handoff(NodeId source, long epoch, Optional<NodeId> to, Key start) {
+    return transport.open(
+        source, MembershipProtocol.HANDOFF, new MembershipProtocol.Handoff(epoch, to, start));
+  }
+
   private static NodeId removed(ClusterState.Change change) {
     return change.kind() == ClusterState.Kind.REMOVE ? change.node() : null;
   }

@@ -1,11 +1,11 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Zone;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.ClusterStateCodec;
-import io.kvorum.node.cluster.Owners;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.ClusterStateCodec;
+import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.Topology;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;

@@ -1,12 +1,6 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.antientropy.RepairRate;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.MemberState;
-import io.kvorum.node.cluster.Owners;
-import io.kvorum.node.cluster.StreamFigures;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
@@ -15,8 +9,13 @@ import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.StreamFigures;
+import io.kvorum.node.topology.Zone;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,10 +35,11 @@ import org.slf4j.LoggerFactory;
  * it is responsible for ({@link ChangeDriver}), and sweeps the records it no longer owns once a
  * change is complete everywhere ({@link OwnershipSweep}).
  *
- * <p>Threads: gossip answers and proposals run on one "kvorum-membership-io" thread (they write the
- * state file); streaming and sweeps on one "kvorum-membership" worker, which may block.
+ * <p>Threads (the node's, given): gossip answers and proposals run on one "kvorum-membership-io"
+ * thread (they write the state file); streaming and sweeps on one "kvorum-membership" worker, which
+ * may block, and ends what it does soon after {@link #close}.
  */
-public final class MembershipService implements ReplicaService.Membership, AutoCloseable {
+public final class MembershipService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MembershipService.class);
 
   /**
@@ -60,8 +60,8 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   private final Settings settings;
   private final ScheduledExecutorService timers;
   private final LongSupplier wallMillis;
-  private final ExecutorService io = Threads.single("kvorum-membership-io");
-  private final ExecutorService worker = Threads.single("kvorum-membership");
+  private final ExecutorService io;
+  private final ExecutorService worker;
   private final Streamer streamer;
   private final ChangeDriver driver;
   private final OwnershipSweep sweep;
@@ -86,11 +86,15 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
       PeerTransport transport,
       Settings settings,
       ScheduledExecutorService timers,
+      ExecutorService io,
+      ExecutorService worker,
       LongSupplier wallMillis) {
     this.membership = membership;
     this.transport = transport;
     this.settings = settings;
     this.timers = timers;
+    this.io = io;
+    this.worker = worker;
     this.wallMillis = wallMillis;
     this.streamer =
         new Streamer(
@@ -244,7 +248,11 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   CompletableFuture<Void> gossipTo(NodeId peer, ClusterState state) {
     CompletableFuture<ClusterState> answer;
     try {
-      answer = transport.gossip(peer, state);
+      answer =
+          transport.call(
+              peer,
+              MembershipProtocol.GOSSIP,
+              new MembershipProtocol.Gossip(membership.self(), state));
     } catch (PeerUnavailableException gone) {
       return CompletableFuture.completedFuture(null);
     }
@@ -261,7 +269,6 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   // ---- serving the peers ----------------------------------------------------------------------
 
   /** A peer's gossip: adopts its state if newer, answers this node's. */
-  @Override
   public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState theirs) {
     return CompletableFuture.supplyAsync(
         () -> {
@@ -275,7 +282,6 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
   }
 
   /** A new node asks to join: admitted as joining unless another change is in progress. */
-  @Override
   public CompletableFuture<ClusterState> admit(Member member) {
     return CompletableFuture.supplyAsync(() -> admitNow(member), io);
   }
@@ -321,7 +327,8 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
     long pauseMillis = 500;
     while (!closed && membership.state().epoch() == 0) {
       try {
-        ClusterState admitted = transport.join(host, port, self).get(30, TimeUnit.SECONDS);
+        ClusterState admitted =
+            transport.callAt(host, port, MembershipProtocol.JOIN, self).get(30, TimeUnit.SECONDS);
         CompletableFuture.runAsync(() -> membership.adopt(admitted), io).join();
         log.info(
             "admitted into the cluster through {}:{} at epoch {}", host, port, admitted.epoch());
@@ -359,9 +366,8 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
 
   /**
    * This node's records that it hands off in the change of {@code epoch}, for the peer that drives
-   * it ({@link io.kvorum.node.transport.ReplicaService#handoff}).
+   * it ({@link MembershipProtocol#HANDOFF}).
    */
-  @Override
   public ScanCursor handoff(long epoch, NodeId to, Key start) {
     Owners owners = membership.owners();
     if (owners.state().change().map(ClusterState.Change::epoch).orElse(-1L) != epoch) {
@@ -379,10 +385,9 @@ public final class MembershipService implements ReplicaService.Membership, AutoC
     return figures;
   }
 
+  /** Stops driving changes and streaming; the threads are stopped by their owner after this. */
   @Override
   public void close() {
     closed = true;
-    worker.shutdownNow();
-    io.shutdown();
   }
 }

@@ -1,8 +1,8 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.ClusterStateCodec;
 import io.kvorum.node.core.DurableFiles;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.ClusterStateCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,15 +1,15 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.MemberState;
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.topology.Owners;
 import io.kvorum.node.transport.PeerTransport;
 import java.nio.ByteBuffer;
 import java.time.Duration;

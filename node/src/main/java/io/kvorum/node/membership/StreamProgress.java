@@ -1,6 +1,6 @@
 package io.kvorum.node.membership;
 
-import io.kvorum.node.cluster.StreamFigures;
+import io.kvorum.node.topology.StreamFigures;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 

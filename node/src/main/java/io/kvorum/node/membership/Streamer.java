@@ -1,14 +1,15 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.antientropy.RepairRate;
-import io.kvorum.node.cluster.Owners;
-import io.kvorum.node.cluster.StreamFigures;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.StreamFigures;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -161,7 +162,7 @@ final class Streamer {
             progress(source).received(size);
           }
         } else {
-          writes.add(transport.write(destination, entry.key(), entry.record()));
+          writes.add(transport.call(destination, ReplicaProtocol.WRITE, entry));
           progress(destination).sent(size);
         }
       }

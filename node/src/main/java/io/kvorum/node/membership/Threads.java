@@ -1,15 +1,8 @@
 package io.kvorum.node.membership;
 
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-
-/** The threads of membership work. */
+/** The pauses of membership work on its own threads. */
 final class Threads {
   private Threads() {}
-
-  static ExecutorService single(String name) {
-    return Executors.newSingleThreadExecutor(Thread.ofPlatform().name(name).daemon().factory());
-  }
 
   /** Sleeps; an interrupt (the node closing) ends the sleep early and is kept. */
   static void sleep(long millis) {

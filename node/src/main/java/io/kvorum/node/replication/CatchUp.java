@@ -1,9 +1,9 @@
 package io.kvorum.node.replication;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ public final class CatchUp {
     for (Member peer : topology.peers()) {
       hellos.add(
           transport
-              .hello(peer.id())
+              .call(peer.id(), CatchUpProtocol.HELLO, topology.self())
               .orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS)
               .handle(
                   (delivered, error) -> {

@@ -1,6 +1,7 @@
 package io.kvorum.node.replication;
 
 import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.FailureKind;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Failures;
@@ -8,6 +9,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
 import io.kvorum.node.transport.PeerTransport;
@@ -320,7 +322,10 @@ public final class HintedHandoff {
   private CompletableFuture<Sent> send(NodeId target, List<Hint> hints) {
     List<CompletableFuture<Throwable>> sends = new ArrayList<>();
     for (Hint hint : hints) {
-      sends.add(transport.write(target, hint.key(), hint.record()).handle((ok, error) -> error));
+      sends.add(
+          transport
+              .call(target, ReplicaProtocol.WRITE, new Entry(hint.key(), hint.record()))
+              .handle((ok, error) -> error));
     }
     return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
         .thenCompose(

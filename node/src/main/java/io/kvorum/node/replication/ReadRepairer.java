@@ -3,6 +3,7 @@ package io.kvorum.node.replication;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.replica.Replicas;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
@@ -29,10 +30,7 @@ public final class ReadRepairer {
   }
 
   public void repair(Key key, Map<NodeId, Optional<Record>> answers) {
-    Record newest = null;
-    for (Optional<Record> answer : answers.values()) {
-      newest = Record.newest(newest, answer.orElse(null));
-    }
+    Record newest = Record.newest(answers.values()).orElse(null);
     if (newest == null) {
       return;
     }

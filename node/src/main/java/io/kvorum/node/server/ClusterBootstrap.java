@@ -1,10 +1,11 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.clock.ClockOffsets;
-import io.kvorum.node.cluster.ClusterState;
+import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.transport.PeerTransport;
 import io.kvorum.node.transport.ResilientPeerTransport;
 import java.util.List;
@@ -51,16 +52,17 @@ public final class ClusterBootstrap {
     Membership membership =
         new Membership(self, storage.clusterState(), Optional.of(storage.membershipFiles()));
     membership.bindTo(resources.registry());
+    ClockProtocol.Pings pings = new ClockProtocol.Pings(transport);
     ClockOffsets offsets =
         new ClockOffsets(
             peers(self, membership.state()),
-            transport.peerClocks(),
+            pings,
             storage.clock(),
             System::nanoTime,
             config.maxClockOffset(),
             resources.registry());
     membership.onChange(changed -> offsets.members(peers(self, changed)));
-    return new NodeCluster(membership, transport, offsets);
+    return new NodeCluster(membership, transport, offsets, pings);
   }
 
   /** Every member of {@code state} but {@code self}. */

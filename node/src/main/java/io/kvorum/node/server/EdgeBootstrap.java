@@ -3,6 +3,7 @@ package io.kvorum.node.server;
 import io.kvorum.node.auth.AccessTokens;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.consensus.Acceptors;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.coordinator.SnapshotAdmin;
@@ -10,10 +11,12 @@ import io.kvorum.node.core.Failures;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
 import io.kvorum.node.gateway.NodeStatus;
-import io.kvorum.node.replication.Replicas;
+import io.kvorum.node.replica.LocalReplicas;
+import io.kvorum.node.replica.Replicas;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -38,7 +41,8 @@ public final class EdgeBootstrap {
           interconnect.serve(
               config,
               storage.clock(),
-              ReplicationBootstrap.served(config, storage, replication, replication.changes()),
+              ReplicationBootstrap.served(
+                  config, storage, replication, Optional.of(replication.changes())),
               resources.grpcLoops(),
               security.tls(),
               resources.registry()));
@@ -104,6 +108,7 @@ public final class EdgeBootstrap {
     return new Coordinator(
         cluster.membership(),
         replicas(config, cluster, replication),
+        new Acceptors(config.nodeId(), replication.acceptor(), cluster.transport()),
         replication.handoff(),
         storage.clock(),
         cluster.offsets(),
@@ -119,6 +124,10 @@ public final class EdgeBootstrap {
     return new ClusterAdmin(
         cluster.membership(),
         replicas(config, cluster, replication),
+        node ->
+            node.equals(config.nodeId())
+                ? LocalReplicas.report(replication.storage())
+                : cluster.pings().reportedStorage(node),
         replication.handoff(),
         cluster.offsets(),
         replication.antiEntropy(),
@@ -127,8 +136,7 @@ public final class EdgeBootstrap {
 
   private static Replicas replicas(
       NodeConfig config, NodeCluster cluster, NodeReplication replication) {
-    return new Replicas(
-        config.nodeId(), replication.storage(), replication.acceptor(), cluster.transport());
+    return new Replicas(config.nodeId(), replication.storage(), cluster.transport());
   }
 
   private static String bindFailure(UncheckedIOException e) {

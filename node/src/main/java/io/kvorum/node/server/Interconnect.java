@@ -4,8 +4,8 @@ import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.tls.TlsMaterial;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import io.kvorum.node.transport.grpc.GrpcPeerTransport;
 import io.kvorum.node.transport.grpc.GrpcReplicaServer;
 import io.kvorum.node.transport.grpc.GrpcTls;
@@ -33,7 +33,7 @@ public interface Interconnect {
       MeterRegistry registry);
 
   /**
-   * The server side: serves {@code service} to the peers until closed, secured by {@code tls} when
+   * The server side: serves {@code handlers} to the peers until closed, secured by {@code tls} when
    * present, its refusals of peers counted in {@code registry} (both ignored as above).
    *
    * @throws UncheckedIOException if the inter-node port cannot be bound
@@ -41,7 +41,7 @@ public interface Interconnect {
   AutoCloseable serve(
       NodeConfig config,
       Clock clock,
-      ReplicaService service,
+      PeerHandlers handlers,
       EventLoops loops,
       Optional<TlsMaterial> tls,
       MeterRegistry registry);
@@ -73,14 +73,14 @@ public interface Interconnect {
         public AutoCloseable serve(
             NodeConfig config,
             Clock clock,
-            ReplicaService service,
+            PeerHandlers handlers,
             EventLoops loops,
             Optional<TlsMaterial> tls,
             MeterRegistry registry) {
           return GrpcReplicaServer.start(
               config.nodeId(),
               config.grpcPort(),
-              service,
+              handlers,
               clock,
               maxMessageBytes(config),
               loops,

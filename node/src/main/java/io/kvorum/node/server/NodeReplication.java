@@ -1,10 +1,10 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.antientropy.AntiEntropy;
+import io.kvorum.node.consensus.Acceptor;
+import io.kvorum.node.consensus.PaxosSweeper;
 import io.kvorum.node.membership.MembershipService;
-import io.kvorum.node.replication.Acceptor;
 import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.storage.PaxosSweeper;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
 

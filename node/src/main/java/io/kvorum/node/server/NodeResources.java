@@ -1,10 +1,10 @@
 package io.kvorum.node.server;
 
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.FailureStreak;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
+import io.kvorum.node.topology.Zone;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.ExecutorServiceMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;

@@ -1,11 +1,10 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.membership.MembershipStore;
-import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.Snapshots;
 import io.kvorum.node.storage.StorageEngine;
+import io.kvorum.node.topology.ClusterState;
 import java.nio.file.Path;
 
 /**

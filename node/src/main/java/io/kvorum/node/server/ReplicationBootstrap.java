@@ -2,23 +2,31 @@ package io.kvorum.node.server;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.antientropy.HashTrees;
+import io.kvorum.node.antientropy.RepairProtocol;
 import io.kvorum.node.antientropy.TreeKeepingStorageEngine;
+import io.kvorum.node.clock.ClockProtocol;
+import io.kvorum.node.clock.FutureVersions;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.consensus.Acceptor;
+import io.kvorum.node.consensus.PaxosProtocol;
+import io.kvorum.node.consensus.PaxosSweeper;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.membership.MembershipService;
-import io.kvorum.node.replication.Acceptor;
+import io.kvorum.node.replica.LocalReplicas;
+import io.kvorum.node.replica.ReplicaProtocol;
+import io.kvorum.node.replication.CatchUpProtocol;
 import io.kvorum.node.replication.HintedHandoff;
-import io.kvorum.node.replication.LocalReplicaService;
 import io.kvorum.node.storage.MemoryFirstStorageEngine;
-import io.kvorum.node.storage.PaxosSweeper;
 import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
-import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Owners;
+import io.kvorum.node.transport.PeerHandlers;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -74,6 +82,8 @@ public final class ReplicationBootstrap {
                     MembershipService.GOSSIP_INTERVAL,
                     config.membership().settleTime(config.requestTimeout())),
                 resources.timers(),
+                resources.ownThread("kvorum-membership-io"),
+                resources.ownThread("kvorum-membership"),
                 clock::wallMillis));
     PurgeSweeper sweeper =
         new PurgeSweeper(
@@ -95,22 +105,25 @@ public final class ReplicationBootstrap {
   }
 
   /**
-   * What the node serves its peers: its replicas, hints and anti-entropy, and {@code membership}
-   * (the node's {@link NodeReplication#changes()}; tests of the transport alone serve none).
+   * What the node serves its peers: each protocol registers its handlers (its replicas, the hints
+   * it holds, its Paxos acceptor, its anti-entropy, its clock, and {@code membership} when present:
+   * the node's {@link NodeReplication#changes()}; tests of the transport alone serve none).
    */
-  public static ReplicaService served(
+  public static PeerHandlers served(
       NodeConfig config,
       NodeStorage storage,
       NodeReplication replication,
-      ReplicaService.Membership membership) {
-    return new LocalReplicaService(
-        replication.storage(),
-        replication.handoff(),
-        storage.clock(),
-        config.maxClockOffset(),
-        replication.antiEntropy(),
-        membership,
-        replication.acceptor());
+      Optional<MembershipService> membership) {
+    PeerHandlers handlers = new PeerHandlers();
+    FutureVersions future = new FutureVersions(storage.clock(), config.maxClockOffset());
+    LocalReplicas replicas = new LocalReplicas(replication.storage(), future);
+    ReplicaProtocol.serve(handlers, replicas);
+    CatchUpProtocol.serve(handlers, replication.handoff());
+    PaxosProtocol.serve(handlers, replication.acceptor(), future);
+    RepairProtocol.serve(handlers, replication.antiEntropy());
+    membership.ifPresent(changes -> MembershipProtocol.serve(handlers, changes));
+    ClockProtocol.serve(handlers, storage.clock()::wallMillis, replicas::storageReport);
+    return handlers;
   }
 
   /** The hints this node keeps for its peers. */

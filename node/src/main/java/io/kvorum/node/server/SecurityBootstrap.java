@@ -49,7 +49,8 @@ public final class SecurityBootstrap {
                   new TlsMaterial.Files(
                       settings.certificate(), settings.privateKey(), settings.trustedCa()),
                   settings.reloadInterval(),
-                  engine));
+                  engine,
+                  resources.ownThread("kvorum-tls-reload")));
       bindCertificateExpiry(material, resources.registry());
       return Optional.of(material);
     } catch (TlsFileException e) {

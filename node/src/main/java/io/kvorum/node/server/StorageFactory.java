@@ -1,7 +1,7 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.config.NodeConfig;
-import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.consensus.rocksdb.RocksDbAcceptorStore;
 import io.kvorum.node.storage.rocksdb.RocksDbSettings;
 import io.kvorum.node.storage.rocksdb.RocksDbStorageEngine;
 import java.nio.file.Path;
@@ -21,18 +21,25 @@ public interface StorageFactory {
 
   /** The production engine: RocksDB in {@code directory}, hints beside the records. */
   StorageFactory ROCKSDB =
-      (directory, s, executor, threading) ->
-          RocksDbStorageEngine.open(
-                  directory,
-                  new RocksDbSettings(
-                      s.syncWrites(),
-                      s.blockCacheBytes(),
-                      s.writeBufferBytes(),
-                      s.maxDiskBytes(),
-                      s.queueSize(),
-                      threading.writesAtOnce(),
-                      threading.quietBackground(),
-                      false),
-                  executor)
-              .asLocalStorage();
+      (directory, s, executor, threading) -> {
+        RocksDbStorageEngine engine =
+            RocksDbStorageEngine.open(
+                directory,
+                new RocksDbSettings(
+                    s.syncWrites(),
+                    s.blockCacheBytes(),
+                    s.writeBufferBytes(),
+                    s.maxDiskBytes(),
+                    s.queueSize(),
+                    threading.writesAtOnce(),
+                    threading.quietBackground(),
+                    false),
+                executor);
+        try {
+          return new LocalStorage(engine, engine.hints(), new RocksDbAcceptorStore(engine.paxos()));
+        } catch (RuntimeException e) {
+          engine.close();
+          throw e;
+        }
+      };
 }

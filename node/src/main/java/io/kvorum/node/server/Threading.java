@@ -8,7 +8,7 @@ import java.util.function.UnaryOperator;
  * How a node hands work between its threads: the run-time switches of issue 10's "fewer threads,
  * fewer hand-offs", so that one jar can be measured both ways. Each is on by default; {@code
  * -Dkvorum.threads=before} turns all of them off (the arrangement before they were built), and
- * {@code -Dkvorum.threads.<name>=true|false} sets one. docs/performance.md says how to A/B them.
+ * {@code -Dkvorum.threads.<name>=true|false} sets one. docs/performance.md ("Run-time switches") says how to A/B them.
  *
  * @param sharedLoops the HTTP edge and the inter-node gRPC traffic (server and channels) run on one
  *     group of {@code --io-threads} event loops; else each has a group of that many
@@ -29,7 +29,7 @@ import java.util.function.UnaryOperator;
  *     flush or a compaction does not hold up the requests of the moment (issue 23); else at the
  *     priority of the rest of the node. Off by default, also in {@link #AFTER}: a write that must
  *     wait for a flush then waits longer on a busy machine, past the request timeout (a 504 where a
- *     full disk should answer 507); docs/decisions.md, "Quiet background work"
+ *     full disk should answer 507); docs/decisions/quiet-background-work-off-by-default.md
  */
 public record Threading(
     boolean sharedLoops,

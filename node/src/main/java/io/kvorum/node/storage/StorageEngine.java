@@ -74,8 +74,8 @@ public interface StorageEngine extends AutoCloseable {
    * whose {@link Record#diesAtMillis()} is before {@code deadBeforeMillis} (tombstones written
    * before it, values expired before it). A record replaced by a newer write in the meantime is
    * kept, however the write and the purge interleave. An engine that also keeps Paxos acceptor
-   * states ({@link AcceptorStore}, in its {@link LocalStorage}) keeps a dead record whose key still
-   * holds a state, until a purge after that state was forgotten.
+   * states in its own database (the conditional writes' acceptors) keeps a dead record whose key
+   * still holds a state, until a purge after that state was forgotten.
    *
    * @param limit at most this many records are examined in one call
    * @return how many records were removed; fewer than {@code limit} examined means the sweep is

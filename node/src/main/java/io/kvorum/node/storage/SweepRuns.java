@@ -7,11 +7,11 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * The runs of a sweep on a timer ({@link PurgeSweeper}, {@link PaxosSweeper}): one at a time (a run
- * asked for while one is under way is skipped), and a sweep that fails at every interval (the disk
- * is full) logs when it starts failing and when it works again, not every time.
+ * The runs of a sweep on a timer ({@link PurgeSweeper}, {@code consensus.PaxosSweeper}): one at a
+ * time (a run asked for while one is under way is skipped), and a sweep that fails at every
+ * interval (the disk is full) logs when it starts failing and when it works again, not every time.
  */
-final class SweepRuns {
+public final class SweepRuns {
   private final Logger log;
   private final String name;
   private final String doneMessage;
@@ -23,7 +23,7 @@ final class SweepRuns {
    * @param doneMessage the line logged after a run that removed something, with one {@code {}} for
    *     the count
    */
-  SweepRuns(Logger log, String name, String doneMessage) {
+  public SweepRuns(Logger log, String name, String doneMessage) {
     this.log = log;
     this.name = name;
     this.doneMessage = doneMessage;
@@ -34,7 +34,7 @@ final class SweepRuns {
    *
    * @return what the run removed; 0 if it was skipped
    */
-  CompletableFuture<Long> run(Supplier<CompletableFuture<Long>> sweep) {
+  public CompletableFuture<Long> run(Supplier<CompletableFuture<Long>> sweep) {
     if (!running.compareAndSet(false, true)) {
       return CompletableFuture.completedFuture(0L);
     }

@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.Date;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -45,21 +46,24 @@ public final class TlsMaterial implements AutoCloseable {
   private final AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
   private final AdvancedTlsX509TrustManager trust;
   private final ScheduledExecutorService reloader;
+  private final boolean ownsReloader;
+  private volatile ScheduledFuture<?> reloading;
   private volatile Contents applied;
   private volatile X509Certificate certificate;
   private Contents refused;
 
-  private TlsMaterial(Files files, TlsEngine engine) throws GeneralSecurityException {
+  private TlsMaterial(
+      Files files, TlsEngine engine, ScheduledExecutorService reloader, boolean ownsReloader)
+      throws GeneralSecurityException {
     this.files = files;
     this.engine = engine;
+    this.reloader = reloader;
+    this.ownsReloader = ownsReloader;
     this.trust =
         AdvancedTlsX509TrustManager.newBuilder()
             .setVerification(
                 AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION)
             .build();
-    this.reloader =
-        Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("kvorum-tls-reload").daemon().factory());
   }
 
   /**
@@ -71,9 +75,35 @@ public final class TlsMaterial implements AutoCloseable {
    */
   public static TlsMaterial load(Files files, Duration reloadInterval, TlsEngine engine)
       throws TlsFileException {
+    return load(
+        files,
+        reloadInterval,
+        engine,
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("kvorum-tls-reload").daemon().factory()),
+        true);
+  }
+
+  /**
+   * As {@link #load(Files, Duration, TlsEngine)}, checking the files on {@code reloader}, a thread
+   * the caller owns (a node's, under its resources), which closing the material leaves running.
+   */
+  public static TlsMaterial load(
+      Files files, Duration reloadInterval, TlsEngine engine, ScheduledExecutorService reloader)
+      throws TlsFileException {
+    return load(files, reloadInterval, engine, reloader, false);
+  }
+
+  private static TlsMaterial load(
+      Files files,
+      Duration reloadInterval,
+      TlsEngine engine,
+      ScheduledExecutorService reloader,
+      boolean ownsReloader)
+      throws TlsFileException {
     TlsMaterial material;
     try {
-      material = new TlsMaterial(files, engine);
+      material = new TlsMaterial(files, engine, reloader, ownsReloader);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("the JDK offers no X.509 trust manager", e);
     }
@@ -84,7 +114,9 @@ public final class TlsMaterial implements AutoCloseable {
       throw e;
     }
     long every = reloadInterval.toMillis();
-    material.reloader.scheduleWithFixedDelay(material::reload, every, every, TimeUnit.MILLISECONDS);
+    material.reloading =
+        material.reloader.scheduleWithFixedDelay(
+            material::reload, every, every, TimeUnit.MILLISECONDS);
     X509Certificate leaf = material.certificate;
     log.info(
         "TLS ({} engine): certificate {} (serial {}, valid until {}) from {}, trusting the CA"
@@ -239,9 +271,16 @@ public final class TlsMaterial implements AutoCloseable {
     }
   }
 
+  /** Stops checking the files (and the thread that did, if the material made it). */
   @Override
   public void close() {
-    reloader.shutdownNow();
+    ScheduledFuture<?> checks = reloading;
+    if (checks != null) {
+      checks.cancel(false);
+    }
+    if (ownsReloader) {
+      reloader.shutdownNow();
+    }
   }
 
   /** The bytes of the three files as read at one time. */

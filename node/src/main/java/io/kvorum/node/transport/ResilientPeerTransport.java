@@ -8,25 +8,17 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.consensus.Ballot;
-import io.kvorum.node.consensus.Proposal;
-import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.FailureKind;
-import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
-import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.topology.Member;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -91,74 +83,31 @@ public final class ResilientPeerTransport implements PeerTransport {
     TaggedBulkheadMetrics.ofBulkheadRegistry(bulkheads).bindTo(registry);
   }
 
+  /** Guarded unless the operation says otherwise ({@link Operation#guarded}), and timed. */
   @Override
-  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
-    return guarded(peer, "read", () -> delegate.read(peer, key));
+  public <Q, A> CompletableFuture<A> call(NodeId peer, Operation<Q, A> operation, Q request) {
+    if (!operation.guarded()) {
+      return delegate.call(peer, operation, request);
+    }
+    return guarded(peer, operation.name(), () -> delegate.call(peer, operation, request));
   }
 
+  /** Not guarded: the node asked is not a peer yet, and a refusal is retried by the caller. */
   @Override
-  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
-    return guarded(peer, "write", () -> delegate.write(peer, key, record));
+  public <Q, A> CompletableFuture<A> callAt(
+      String host, int port, Operation<Q, A> operation, Q request) {
+    return delegate.callAt(host, port, operation, request);
   }
 
+  /** Refused at once while the peer's breaker is open; each batch timed. */
   @Override
-  public CompletableFuture<Long> hello(NodeId peer) {
-    return guarded(peer, "hello", () -> delegate.hello(peer));
-  }
-
-  /**
-   * Not guarded: gossip goes to every member each second whether it is up or not, and its failures
-   * must not open the breaker that client requests go through.
-   */
-  @Override
-  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
-    return delegate.gossip(peer, state);
-  }
-
-  /** Not guarded: the member asked is not a peer yet, and a refusal is retried by the caller. */
-  @Override
-  public CompletableFuture<ClusterState> join(String host, int port, Member self) {
-    return delegate.join(host, port, self);
+  public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
+    return streamed(peer, operation.name(), () -> delegate.open(peer, operation, request));
   }
 
   @Override
   public void members(List<Member> members) {
     delegate.members(members);
-  }
-
-  @Override
-  public CompletableFuture<Long> ping(NodeId peer) {
-    return guarded(peer, "ping", () -> delegate.ping(peer));
-  }
-
-  @Override
-  public ScanCursor scan(NodeId peer, KeyRange range) {
-    return streamed(peer, "scan", () -> delegate.scan(peer, range));
-  }
-
-  @Override
-  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
-    return guarded(peer, "prepare", () -> delegate.prepare(peer, key, ballot));
-  }
-
-  @Override
-  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
-    return guarded(peer, "accept", () -> delegate.accept(peer, key, proposal));
-  }
-
-  @Override
-  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
-    return guarded(peer, "tree_hashes", () -> delegate.treeHashes(peer, level, positions));
-  }
-
-  @Override
-  public ScanCursor segments(NodeId peer, int[] segments) {
-    return streamed(peer, "segments", () -> delegate.segments(peer, segments));
-  }
-
-  @Override
-  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
-    return streamed(peer, "handoff", () -> delegate.handoff(peer, epoch, to, start));
   }
 
   private ScanCursor streamed(NodeId peer, String operation, Supplier<ScanCursor> open) {
@@ -181,11 +130,6 @@ public final class ResilientPeerTransport implements PeerTransport {
         underlying.reachable()
             ? "circuit " + circuit.name().toLowerCase(Locale.ROOT)
             : underlying.detail());
-  }
-
-  @Override
-  public Optional<StorageReport> reportedStorage(NodeId peer) {
-    return delegate.reportedStorage(peer);
   }
 
   @Override

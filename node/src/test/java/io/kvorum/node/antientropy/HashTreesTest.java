@@ -2,11 +2,11 @@ package io.kvorum.node.antientropy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.topology.RendezvousPlacement;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.assertj.core.api.Assumptions.assumeThatCode;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.WalSync;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;

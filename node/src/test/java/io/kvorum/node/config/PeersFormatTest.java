@@ -3,8 +3,8 @@ package io.kvorum.node.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Member;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -14,7 +14,7 @@ import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.TestCluster;
-import io.kvorum.node.transport.PeerTransport;
+import io.kvorum.node.transport.PeerCalls;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -42,8 +42,10 @@ class ClusterClockOffsetInMemoryTest extends ClusterClockOffsetScenarios {
               () -> System.currentTimeMillis() + HOUR,
               Duration.ofSeconds(1),
               Duration.ofHours(2));
-      PeerTransport writer =
-          cluster.network().connect(NodeId.of("n1"), ahead, Duration.ofSeconds(10), WAIT);
+      PeerCalls writer =
+          new PeerCalls(
+              cluster.network().connect(NodeId.of("n1"), ahead, Duration.ofSeconds(10), WAIT),
+              NodeId.of("n1"));
       try {
         Throwable refused =
             Futures.failure(

@@ -6,15 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Owners;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.testing.CasCounter;
 import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Owners;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,8 +2,6 @@ package io.kvorum.node.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.cluster.RendezvousPlacement;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -13,6 +11,8 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.topology.RendezvousPlacement;
+import io.kvorum.node.topology.Zone;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.consensus.InMemoryAcceptorStore;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
-import io.kvorum.node.storage.LocalStorage;
-import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -19,6 +17,8 @@ import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
 import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A coordinator that has not measured every peer's clock yet cannot know whether its own is the one
  * far ahead: its own copy of a write waits until a peer replica has taken the version, so a version
- * its peers refuse as from the future is kept nowhere (docs/decisions.md, "A clock far from its
- * peers'"). CI once saw such a version, kept by the coordinator alone, beat a later write.
+ * its peers refuse as from the future is kept nowhere
+ * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md). CI once saw such a version, kept by the coordinator alone, beat a later write.
  */
 class UnprovenClockWriteTest {
   private static final NodeId N1 = NodeId.of("n1");

@@ -4,10 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.cluster.RendezvousPlacement;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.TestCluster;
+import io.kvorum.node.topology.RendezvousPlacement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

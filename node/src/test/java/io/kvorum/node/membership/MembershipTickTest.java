@@ -3,12 +3,12 @@ package io.kvorum.node.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.CapturedLog;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
 import io.kvorum.node.transport.PeerTransport;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -59,8 +60,11 @@ class MembershipTickTest {
                   members.forEach(m -> known.add(m.id()));
                   yield null;
                 }
-                case "gossip" -> {
+                case "call" -> {
                   NodeId peer = (NodeId) args[0];
+                  if (args[1] != MembershipProtocol.GOSSIP) {
+                    yield new CompletableFuture<>();
+                  }
                   if (!known.contains(peer)) {
                     strangersCalled.add(peer);
                     throw new PeerUnavailableException(peer, "it is not a member", null);
@@ -98,6 +102,8 @@ class MembershipTickTest {
           }
         });
     ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    ExecutorService io = Executors.newSingleThreadExecutor();
+    ExecutorService worker = Executors.newSingleThreadExecutor();
     try (CapturedLog log = CapturedLog.of(MembershipService.class);
         MembershipService service =
             new MembershipService(
@@ -107,6 +113,8 @@ class MembershipTickTest {
                 transport.proxy(),
                 new MembershipService.Settings(1 << 20, Duration.ofMillis(1), Duration.ZERO),
                 timers,
+                io,
+                worker,
                 System::currentTimeMillis)) {
       service.start();
 
@@ -117,6 +125,8 @@ class MembershipTickTest {
       assertThat(log.lines(Level.WARN)).isEmpty();
     } finally {
       timers.shutdownNow();
+      io.shutdownNow();
+      worker.shutdownNow();
     }
   }
 
@@ -131,6 +141,8 @@ class MembershipTickTest {
         new Membership(N0.id(), ClusterState.seed(List.of(N0, N1, JOINER)), Optional.empty());
     StrictTransport transport = new StrictTransport();
     ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    ExecutorService io = Executors.newSingleThreadExecutor();
+    ExecutorService worker = Executors.newSingleThreadExecutor();
     try (CapturedLog log = CapturedLog.of(MembershipService.class);
         MembershipService service =
             new MembershipService(
@@ -140,6 +152,8 @@ class MembershipTickTest {
                 transport.proxy(),
                 new MembershipService.Settings(1 << 20, Duration.ofMillis(1), Duration.ZERO),
                 timers,
+                io,
+                worker,
                 System::currentTimeMillis)) {
       // The node's removal reached the transport; the state the ticks read still lists it.
       transport.known.remove(JOINER.id());
@@ -150,6 +164,8 @@ class MembershipTickTest {
       assertThat(log.lines(Level.WARN)).isEmpty();
     } finally {
       timers.shutdownNow();
+      io.shutdownNow();
+      worker.shutdownNow();
     }
   }
 }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.cluster.RendezvousPlacement;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.TestCluster;
+import io.kvorum.node.topology.RendezvousPlacement;
+import io.kvorum.node.topology.Zone;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;

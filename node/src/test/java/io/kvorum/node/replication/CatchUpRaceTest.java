@@ -3,15 +3,13 @@ package io.kvorum.node.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.consensus.InMemoryAcceptorStore;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.storage.LocalStorage;
-import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.InMemoryNetwork;
@@ -19,8 +17,9 @@ import io.kvorum.node.testing.LinkChaos;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -139,8 +138,7 @@ class CatchUpRaceTest {
             clock,
             transport);
     HintedHandoff handoff = parts.replication().handoff();
-    AutoCloseable served =
-        network.serve(disk.config, clock, parts.served(ReplicaService.Membership.NONE));
+    AutoCloseable served = network.serve(disk.config, clock, parts.served());
     transport.onPeerReachable(handoff::welcome);
     Incarnation incarnation =
         new Incarnation(

@@ -2,11 +2,11 @@ package io.kvorum.node.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Outcome;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -6,7 +6,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
+import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.ScriptedPeerTransport;
 import io.kvorum.node.testing.ScriptedPeerTransport.Call;
@@ -32,9 +32,7 @@ class ReadRepairerTest {
   private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ReadRepairer repairer =
-      new ReadRepairer(
-          new Replicas(SELF, local, new Acceptor(local, new InMemoryAcceptorStore()), peers),
-          registry);
+      new ReadRepairer(new Replicas(SELF, local, peers), registry);
 
   @AfterEach
   void close() {

@@ -1,13 +1,14 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.consensus.InMemoryAcceptorStore;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.server.StorageFactory;
-import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.time.Duration;

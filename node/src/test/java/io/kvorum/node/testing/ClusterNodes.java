@@ -1,11 +1,11 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -7,8 +7,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.Threading;
 import io.kvorum.node.tls.TlsMaterial;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -76,11 +76,11 @@ public final class FaultyInterconnect implements Interconnect, LinkFaults {
   public AutoCloseable serve(
       NodeConfig config,
       Clock clock,
-      ReplicaService service,
+      PeerHandlers handlers,
       EventLoops loops,
       Optional<TlsMaterial> tls,
       MeterRegistry registry) {
-    AutoCloseable server = real.serve(config, clock, service, loops, tls, registry);
+    AutoCloseable server = real.serve(config, clock, handlers, loops, tls, registry);
     NodeId id = config.nodeId();
     Integer port = config.grpcPort();
     serving.put(id, port);

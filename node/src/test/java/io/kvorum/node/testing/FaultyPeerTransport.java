@@ -1,18 +1,14 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.consensus.Ballot;
-import io.kvorum.node.consensus.Proposal;
-import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
-import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.transport.CursorOperation;
+import io.kvorum.node.transport.Deadline;
+import io.kvorum.node.transport.Operation;
 import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
 import java.util.List;
@@ -137,70 +133,33 @@ public final class FaultyPeerTransport implements PeerTransport {
     };
   }
 
-  @Override
-  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
-    return send(peer, callTimeout, () -> delegate.read(peer, key));
+  private Duration deadline(Deadline deadline) {
+    return deadline.of(callTimeout, helloTimeout);
   }
 
   @Override
-  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
-    return send(peer, callTimeout, () -> delegate.write(peer, key, record));
+  public <Q, A> CompletableFuture<A> call(NodeId peer, Operation<Q, A> operation, Q request) {
+    return send(
+        peer, deadline(operation.deadline()), () -> delegate.call(peer, operation, request));
   }
 
   @Override
-  public ScanCursor scan(NodeId peer, KeyRange range) {
-    return cursor(peer, callTimeout, delegate.scan(peer, range));
-  }
-
-  @Override
-  public CompletableFuture<Long> hello(NodeId peer) {
-    return send(peer, helloTimeout, () -> delegate.hello(peer));
-  }
-
-  @Override
-  public CompletableFuture<Long> ping(NodeId peer) {
-    return send(peer, callTimeout, () -> delegate.ping(peer));
-  }
-
-  @Override
-  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
-    return send(peer, callTimeout, () -> delegate.prepare(peer, key, ballot));
-  }
-
-  @Override
-  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
-    return send(peer, callTimeout, () -> delegate.accept(peer, key, proposal));
-  }
-
-  @Override
-  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
-    int[] sent = positions.clone();
-    return send(peer, callTimeout, () -> delegate.treeHashes(peer, level, sent));
-  }
-
-  @Override
-  public ScanCursor segments(NodeId peer, int[] segments) {
-    return cursor(peer, SEGMENT_BATCH_TIMEOUT, delegate.segments(peer, segments.clone()));
-  }
-
-  @Override
-  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
-    return send(peer, callTimeout, () -> delegate.gossip(peer, state));
-  }
-
-  @Override
-  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
-    return cursor(peer, SEGMENT_BATCH_TIMEOUT, delegate.handoff(peer, epoch, to, start));
+  public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
+    return cursor(peer, deadline(operation.deadline()), delegate.open(peer, operation, request));
   }
 
   /** Over the link to the node serving {@code port}, when it is one of this cluster's. */
   @Override
-  public CompletableFuture<ClusterState> join(String host, int port, Member member) {
+  public <Q, A> CompletableFuture<A> callAt(
+      String host, int port, Operation<Q, A> operation, Q request) {
     Optional<NodeId> peer = links.servingOn(port);
     if (peer.isEmpty()) {
-      return delegate.join(host, port, member);
+      return delegate.callAt(host, port, operation, request);
     }
-    return send(peer.get(), helloTimeout, () -> delegate.join(host, port, member));
+    return send(
+        peer.get(),
+        deadline(operation.deadline()),
+        () -> delegate.callAt(host, port, operation, request));
   }
 
   @Override
@@ -216,11 +175,6 @@ public final class FaultyPeerTransport implements PeerTransport {
   /** How the real transport sees {@code peer}, whatever its link. */
   PeerState connection(NodeId peer) {
     return delegate.state(peer);
-  }
-
-  @Override
-  public Optional<StorageReport> reportedStorage(NodeId peer) {
-    return delegate.reportedStorage(peer);
   }
 
   @Override

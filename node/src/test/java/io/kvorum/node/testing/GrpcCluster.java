@@ -1,10 +1,10 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
+import io.kvorum.node.topology.Member;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

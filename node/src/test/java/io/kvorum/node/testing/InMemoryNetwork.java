@@ -7,8 +7,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.Threading;
 import io.kvorum.node.tls.TlsMaterial;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class InMemoryNetwork implements Interconnect, LinkFaults {
   /** A node's served side. */
-  record Endpoint(ReplicaService service, Clock clock) {}
+  record Endpoint(PeerHandlers handlers, Clock clock) {}
 
   private final Map<NodeId, Endpoint> endpoints = new ConcurrentHashMap<>();
   private final Map<String, NodeId> hosts = new ConcurrentHashMap<>();
@@ -85,25 +85,25 @@ public final class InMemoryNetwork implements Interconnect, LinkFaults {
   public AutoCloseable serve(
       NodeConfig config,
       Clock clock,
-      ReplicaService service,
+      PeerHandlers handlers,
       EventLoops loops,
       Optional<TlsMaterial> tls,
       MeterRegistry registry) {
-    return serve(config, clock, service);
+    return serve(config, clock, handlers);
   }
 
   /** Serves the node {@code config} describes until closed (no event loops needed here). */
-  public AutoCloseable serve(NodeConfig config, Clock clock, ReplicaService service) {
+  public AutoCloseable serve(NodeConfig config, Clock clock, PeerHandlers handlers) {
     config.topology().member(config.nodeId()).ifPresent(m -> hosts.put(m.host(), m.id()));
-    return serve(config.nodeId(), clock, service);
+    return serve(config.nodeId(), clock, handlers);
   }
 
   /**
    * Serves node {@code id} until closed; closing it is the node going down: calls waiting on it
    * fail at once, as when a connection breaks, and later ones are refused.
    */
-  public AutoCloseable serve(NodeId id, Clock clock, ReplicaService service) {
-    Endpoint endpoint = new Endpoint(service, clock);
+  public AutoCloseable serve(NodeId id, Clock clock, PeerHandlers handlers) {
+    Endpoint endpoint = new Endpoint(handlers, clock);
     endpoints.put(id, endpoint);
     announce(id);
     return () -> {

@@ -1,28 +1,24 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
-import io.kvorum.node.cluster.ClusterState;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.consensus.Ballot;
-import io.kvorum.node.consensus.Proposal;
-import io.kvorum.node.consensus.Reply;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
-import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
-import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.transport.CursorOperation;
+import io.kvorum.node.transport.Deadline;
+import io.kvorum.node.transport.Operation;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +45,6 @@ final class InMemoryPeerTransport implements PeerTransport {
   private final Duration helloTimeout;
   private final List<Consumer<NodeId>> listeners = new CopyOnWriteArrayList<>();
   private final Map<NodeId, Set<CompletableFuture<?>>> open = new ConcurrentHashMap<>();
-  private final Map<NodeId, StorageReport> reportedStorage = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   InMemoryPeerTransport(
@@ -87,7 +82,7 @@ final class InMemoryPeerTransport implements PeerTransport {
    * arrives as the same kind of error, as over gRPC.
    */
   private <T> CompletableFuture<T> send(
-      NodeId peer, Duration timeout, Function<ReplicaService, CompletableFuture<T>> call) {
+      NodeId peer, Duration timeout, Function<PeerHandlers, CompletableFuture<T>> call) {
 
     Optional<InMemoryNetwork.Endpoint> target = network.endpoint(peer);
     if (closed || target.isEmpty()) {
@@ -103,7 +98,7 @@ final class InMemoryPeerTransport implements PeerTransport {
           endpoint.clock().observe(new Version(sentAt));
           CompletableFuture<T> result;
           try {
-            result = call.apply(endpoint.service());
+            result = call.apply(endpoint.handlers());
           } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
           }
@@ -172,98 +167,41 @@ final class InMemoryPeerTransport implements PeerTransport {
     return new PeerUnavailableException(peer, reason, e);
   }
 
-  @Override
-  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
-    return send(peer, callTimeout, service -> service.read(key));
+  private Duration deadline(Deadline deadline) {
+    return deadline.of(callTimeout, helloTimeout);
   }
 
   @Override
-  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
-    return send(peer, callTimeout, service -> service.write(key, record));
+  public <Q, A> CompletableFuture<A> call(NodeId peer, Operation<Q, A> operation, Q request) {
+    return send(
+        peer, deadline(operation.deadline()), handlers -> handlers.handle(operation, request));
   }
 
   @Override
-  public CompletableFuture<Long> hello(NodeId peer) {
-    return send(peer, helloTimeout, service -> service.hello(self));
-  }
-
-  @Override
-  public CompletableFuture<ClusterState> gossip(NodeId peer, ClusterState state) {
-    return send(peer, callTimeout, service -> service.gossip(self, state));
-  }
-
-  @Override
-  public CompletableFuture<ClusterState> join(String host, int port, Member member) {
+  public <Q, A> CompletableFuture<A> callAt(
+      String host, int port, Operation<Q, A> operation, Q request) {
     Optional<NodeId> peer = network.hostOf(host);
     if (peer.isEmpty()) {
       return CompletableFuture.failedFuture(
-          unavailable(member.id(), "no node at " + host + ":" + port, null));
+          unavailable(self, "no node at " + host + ":" + port, null));
     }
-    return send(peer.get(), helloTimeout, service -> service.join(member));
+    return call(peer.get(), operation, request);
   }
 
   @Override
-  public CompletableFuture<Long> ping(NodeId peer) {
-    return send(
-        peer,
-        callTimeout,
-        service ->
-            service
-                .ping()
-                .thenApply(
-                    wall -> {
-                      service
-                          .storageReport()
-                          .ifPresent(storage -> reportedStorage.put(peer, storage));
-                      return wall;
-                    }));
-  }
-
-  @Override
-  public Optional<StorageReport> reportedStorage(NodeId peer) {
-    return Optional.ofNullable(reportedStorage.get(peer));
-  }
-
-  @Override
-  public CompletableFuture<Reply> prepare(NodeId peer, Key key, Ballot ballot) {
-    return send(peer, callTimeout, service -> service.prepare(key, ballot));
-  }
-
-  @Override
-  public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
-    return send(peer, callTimeout, service -> service.accept(key, proposal));
-  }
-
-  @Override
-  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
-    int[] sent = positions.clone();
-    return send(peer, callTimeout, service -> service.treeHashes(self, level, sent));
-  }
-
-  @Override
-  public ScanCursor segments(NodeId peer, int[] segments) {
-    int[] sent = segments.clone();
-    return remoteCursor(
-        peer,
-        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.segments(self, sent))),
-        SEGMENT_BATCH_TIMEOUT);
-  }
-
-  @Override
-  public ScanCursor handoff(NodeId peer, long epoch, NodeId to, Key start) {
+  public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
     return remoteCursor(
         peer,
         send(
-            peer, callTimeout, s -> CompletableFuture.completedFuture(s.handoff(epoch, to, start))),
-        SEGMENT_BATCH_TIMEOUT);
+            peer,
+            callTimeout,
+            handlers -> CompletableFuture.completedFuture(handlers.open(operation, request))),
+        deadline(operation.deadline()));
   }
 
   @Override
-  public ScanCursor scan(NodeId peer, KeyRange range) {
-    return remoteCursor(
-        peer,
-        send(peer, callTimeout, s -> CompletableFuture.completedFuture(s.scan(range))),
-        callTimeout);
+  public void members(List<Member> members) {
+    // every node of the network is reachable by its id
   }
 
   /** A cursor open at {@code peer}, each batch crossing the network within {@code timeout}. */

@@ -1,9 +1,9 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
+import io.kvorum.node.topology.Member;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;

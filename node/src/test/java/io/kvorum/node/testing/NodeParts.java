@@ -1,27 +1,28 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.ClusterState;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.server.ClusterBootstrap;
 import io.kvorum.node.server.EdgeBootstrap;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.server.NodeCluster;
 import io.kvorum.node.server.NodeReplication;
 import io.kvorum.node.server.NodeResources;
 import io.kvorum.node.server.NodeStorage;
 import io.kvorum.node.server.ReplicationBootstrap;
 import io.kvorum.node.server.Threading;
-import io.kvorum.node.storage.LocalStorage;
 import io.kvorum.node.storage.Snapshots;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * A node's parts as the server's own bootstraps build them ({@link ClusterBootstrap}, {@link
@@ -95,9 +96,9 @@ public final class NodeParts implements AutoCloseable {
     return resources;
   }
 
-  /** What the node serves its peers, with {@code membership} answering gossip, joins, handoffs. */
-  public ReplicaService served(ReplicaService.Membership membership) {
-    return ReplicationBootstrap.served(config, storage, replication, membership);
+  /** What the node serves its peers, but membership (no gossip, joins or handoffs). */
+  public PeerHandlers served() {
+    return ReplicationBootstrap.served(config, storage, replication, Optional.empty());
   }
 
   /** The node's coordinator of client requests. */

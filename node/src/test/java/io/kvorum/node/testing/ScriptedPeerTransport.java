@@ -1,5 +1,7 @@
 package io.kvorum.node.testing;
 
+import io.kvorum.node.antientropy.RepairProtocol;
+import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -7,6 +9,9 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.transport.CursorOperation;
+import io.kvorum.node.transport.Operation;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,51 +158,53 @@ public final class ScriptedPeerTransport implements PeerTransport {
     return closed;
   }
 
+  /**
+   * Records the call and answers as scripted: reads what {@link #readAnswers} says, writes nothing,
+   * hellos 0 hints, pings the wall clock, tree hashes zeros; Paxos phases only fail as scripted; an
+   * operation this transport does not script fails as if it were not carried.
+   */
   @Override
-  public CompletableFuture<Optional<Record>> read(NodeId peer, Key key) {
-    Call call = new Call("read", peer, key, null);
-    return perform(call, () -> readAnswers.apply(call));
+  @SuppressWarnings("unchecked") // each operation's answer is of its own type
+  public <Q, A> CompletableFuture<A> call(NodeId peer, Operation<Q, A> operation, Q request) {
+    Call call = new Call(operation.name(), peer, key(request), record(request));
+    Supplier<?> answer =
+        switch (operation.name()) {
+          case "read" -> () -> readAnswers.apply(call);
+          case "write" -> () -> null;
+          case "hello" -> () -> 0L;
+          case "ping" ->
+              () -> new ClockProtocol.PeerTime(System.currentTimeMillis(), Optional.empty());
+          case "tree_hashes" ->
+              () -> new long[((RepairProtocol.Hashes) request).positions().length];
+          case "prepare", "accept" ->
+              () -> {
+                throw new IllegalStateException("no Paxos reply is scripted: script a failure");
+              };
+          default -> null;
+        };
+    if (answer == null) {
+      return CompletableFuture.failedFuture(
+          unavailable(peer, "this transport carries no " + operation.name()));
+    }
+    return perform(call, (Supplier<A>) answer);
   }
 
   @Override
-  public CompletableFuture<Void> write(NodeId peer, Key key, Record record) {
-    return perform(new Call("write", peer, key, record), () -> null);
+  public <Q, A> CompletableFuture<A> callAt(
+      String host, int port, Operation<Q, A> operation, Q request) {
+    return CompletableFuture.failedFuture(
+        unavailable(NodeId.of("scripted"), "this transport carries no " + operation.name()));
   }
 
+  /** A scan or the records of segments: one scripted batch, empty when it succeeds. */
   @Override
-  public CompletableFuture<Long> hello(NodeId peer) {
-    return perform(new Call("hello", peer, null, null), () -> 0L);
-  }
-
-  @Override
-  public CompletableFuture<Long> ping(NodeId peer) {
-    return perform(new Call("ping", peer, null, null), System::currentTimeMillis);
-  }
-
-  @Override
-  public ScanCursor scan(NodeId peer, KeyRange range) {
-    Call call = new Call("scan", peer, range.start(), null);
-    CompletableFuture<List<Entry>> first = perform(call, List::<Entry>of);
-    return new ScanCursor() {
-      @Override
-      public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
-        return first;
-      }
-
-      @Override
-      public void close() {}
-    };
-  }
-
-  @Override
-  public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {
-    return perform(new Call("tree_hashes", peer, null, null), () -> new long[positions.length]);
-  }
-
-  @Override
-  public ScanCursor segments(NodeId peer, int[] segments) {
+  public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
+    if (!operation.name().equals("scan") && !operation.name().equals("segments")) {
+      return ScanCursor.failed(unavailable(peer, "this transport carries no " + operation.name()));
+    }
+    Key start = request instanceof KeyRange range ? range.start() : null;
     CompletableFuture<List<Entry>> first =
-        perform(new Call("segments", peer, null, null), List::<Entry>of);
+        perform(new Call(operation.name(), peer, start, null), List::<Entry>of);
     return new ScanCursor() {
       @Override
       public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
@@ -207,6 +214,21 @@ public final class ScriptedPeerTransport implements PeerTransport {
       @Override
       public void close() {}
     };
+  }
+
+  @Override
+  public void members(List<Member> members) {}
+
+  private static Key key(Object request) {
+    return switch (request) {
+      case Key key -> key;
+      case Entry entry -> entry.key();
+      default -> null;
+    };
+  }
+
+  private static Record record(Object request) {
+    return request instanceof Entry entry ? entry.record() : null;
   }
 
   @SuppressWarnings("unchecked")

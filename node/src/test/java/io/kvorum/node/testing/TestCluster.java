@@ -1,8 +1,8 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Member;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

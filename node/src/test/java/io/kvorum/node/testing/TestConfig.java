@@ -1,10 +1,10 @@
 package io.kvorum.node.testing;
 
-import io.kvorum.node.cluster.Topology;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.WalSync;
+import io.kvorum.node.topology.Topology;
+import io.kvorum.node.topology.Zone;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,17 +1,17 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.cluster.Zone;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.consensus.AcceptorStore;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.server.StorageFactory;
 import io.kvorum.node.server.Threading;
-import io.kvorum.node.storage.AcceptorStore;
 import io.kvorum.node.storage.HintStore;
-import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.topology.Zone;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;

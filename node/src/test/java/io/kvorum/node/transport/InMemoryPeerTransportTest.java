@@ -1,8 +1,8 @@
 package io.kvorum.node.transport;
 
-import io.kvorum.node.cluster.Member;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.InMemoryNetwork;
+import io.kvorum.node.topology.Member;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
@@ -28,8 +28,8 @@ class InMemoryPeerTransportTest extends PeerTransportContract {
     }
 
     @Override
-    protected AutoCloseable serve(Node node, ReplicaService service) {
-      return network.serve(node.id(), node.clock(), service);
+    protected AutoCloseable serve(Node node, ServedNode service) {
+      return network.serve(node.id(), node.clock(), ServedNode.handlers(service));
     }
 
     @Override

@@ -50,6 +50,7 @@ public abstract class PeerTransportContract {
   private static final long NOW = System.currentTimeMillis();
 
   private TransportTestCluster cluster;
+  private PeerCalls caller;
 
   /**
    * Starts {@code size} nodes {@code n1}… joined by the transport under test.
@@ -79,8 +80,12 @@ public abstract class PeerTransportContract {
     return cluster.node(id);
   }
 
-  private PeerTransport caller() {
-    return node(N1).transport();
+  /** Node n1's calls: one for the whole test, so that what a ping reported is kept. */
+  private PeerCalls caller() {
+    if (caller == null) {
+      caller = node(N1).transport();
+    }
+    return caller;
   }
 
   // ---- reads and writes -----------------------------------------------------------------------
@@ -255,12 +260,12 @@ public abstract class PeerTransportContract {
     long ahead = Duration.ofSeconds(30).toMillis();
     cluster(2, CALL_TIMEOUT, id -> id.equals(N2) ? () -> System.currentTimeMillis() + ahead : null);
     List<String> asked = new CopyOnWriteArrayList<>();
-    ReplicaService normal = node(N2).normalService();
+    ServedNode normal = node(N2).normalService();
     node(N2)
         .serve(
             new ReplicaServices.Forwarding() {
               @Override
-              protected ReplicaService delegate() {
+              protected ServedNode delegate() {
                 return normal;
               }
 
@@ -612,14 +617,14 @@ public abstract class PeerTransportContract {
     HELLO(t -> t.hello(N2)),
     PING(t -> t.ping(N2));
 
-    private final Function<PeerTransport, CompletableFuture<?>> call;
+    private final Function<PeerCalls, CompletableFuture<?>> call;
 
-    Operation(Function<PeerTransport, CompletableFuture<?>> call) {
+    Operation(Function<PeerCalls, CompletableFuture<?>> call) {
       this.call = call;
     }
 
     /** Calls {@code n2} through {@code transport}. */
-    CompletableFuture<?> call(PeerTransport transport) {
+    CompletableFuture<?> call(PeerCalls transport) {
       return call.apply(transport);
     }
   }

@@ -1,8 +1,8 @@
 package io.kvorum.node.transport;
 
-import io.kvorum.node.consensus.Ballot;
-import io.kvorum.node.consensus.Proposal;
-import io.kvorum.node.consensus.Reply;
+import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Proposal;
+import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -10,6 +10,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.StorageReport;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -38,8 +39,8 @@ public final class ReplicaServices {
   private ReplicaServices() {}
 
   /** Passes everything to another service; subclasses change what they fault. */
-  public abstract static class Forwarding implements ReplicaService {
-    protected abstract ReplicaService delegate();
+  public abstract static class Forwarding implements ServedNode {
+    protected abstract ServedNode delegate();
 
     @Override
     public CompletableFuture<Optional<Record>> read(Key key) {
@@ -97,27 +98,27 @@ public final class ReplicaServices {
     }
 
     @Override
-    public Optional<PeerTransport.StorageReport> storageReport() {
+    public Optional<StorageReport> storageReport() {
       return delegate().storageReport();
     }
   }
 
   /** A node's served side, replaceable while it is served. */
   public static final class Switchable extends Forwarding {
-    private volatile ReplicaService delegate;
+    private volatile ServedNode delegate;
 
-    public void use(ReplicaService service) {
+    public void use(ServedNode service) {
       this.delegate = service;
     }
 
     @Override
-    protected ReplicaService delegate() {
+    protected ServedNode delegate() {
       return delegate;
     }
   }
 
   /** Answers nothing until told to: every future stays pending. */
-  public static final class Stalled implements ReplicaService {
+  public static final class Stalled implements ServedNode {
     private final Deque<CompletableFuture<?>> pending = new ArrayDeque<>();
 
     private synchronized <T> CompletableFuture<T> stall() {
@@ -187,8 +188,8 @@ public final class ReplicaServices {
   }
 
   /** A node that fails every request with a fresh {@code error}, a scan as it opens. */
-  public static ReplicaService failing(Supplier<? extends RuntimeException> error) {
-    return new ReplicaService() {
+  public static ServedNode failing(Supplier<? extends RuntimeException> error) {
+    return new ServedNode() {
       @Override
       public CompletableFuture<Optional<Record>> read(Key key) {
         return CompletableFuture.failedFuture(error.get());
@@ -227,10 +228,10 @@ public final class ReplicaServices {
   }
 
   /** A node whose disk is full: writes fail with NO_SPACE, reads go on. */
-  public static ReplicaService fullDisk(ReplicaService service) {
+  public static ServedNode fullDisk(ServedNode service) {
     return new Forwarding() {
       @Override
-      protected ReplicaService delegate() {
+      protected ServedNode delegate() {
         return service;
       }
 
@@ -248,11 +249,11 @@ public final class ReplicaServices {
   }
 
   /** A node that answers each read and write after a random delay of up to {@code max}. */
-  public static ReplicaService delayed(ReplicaService service, Duration max, long seed) {
+  public static ServedNode delayed(ServedNode service, Duration max, long seed) {
     Random random = new Random(seed);
     return new Forwarding() {
       @Override
-      protected ReplicaService delegate() {
+      protected ServedNode delegate() {
         return service;
       }
 
@@ -296,10 +297,10 @@ public final class ReplicaServices {
   }
 
   /** A node that never answers reads of the keys {@code dropped} accepts. */
-  public static ReplicaService droppingReads(ReplicaService service, Predicate<Key> dropped) {
+  public static ServedNode droppingReads(ServedNode service, Predicate<Key> dropped) {
     return new Forwarding() {
       @Override
-      protected ReplicaService delegate() {
+      protected ServedNode delegate() {
         return service;
       }
 
@@ -311,10 +312,10 @@ public final class ReplicaServices {
   }
 
   /** Counts the entries the node's scans hand to the wire. */
-  public static ReplicaService counting(ReplicaService service, AtomicLong produced) {
+  public static ServedNode counting(ServedNode service, AtomicLong produced) {
     return new Forwarding() {
       @Override
-      protected ReplicaService delegate() {
+      protected ServedNode delegate() {
         return service;
       }
 
@@ -335,15 +336,15 @@ public final class ReplicaServices {
 
   /** Records how the node receives writes: the size of each {@code writeAll}, 1 for a write. */
   public static final class WriteBatches extends Forwarding {
-    private final ReplicaService service;
+    private final ServedNode service;
     private final List<Integer> sizes = new CopyOnWriteArrayList<>();
 
-    public WriteBatches(ReplicaService service) {
+    public WriteBatches(ServedNode service) {
       this.service = service;
     }
 
     @Override
-    protected ReplicaService delegate() {
+    protected ServedNode delegate() {
       return service;
     }
 

@@ -39,8 +39,9 @@ class ResilientPeerTransportTest {
 
   private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final ResilientPeerTransport transport =
+  private final ResilientPeerTransport resilient =
       new ResilientPeerTransport(peers, 2, OPEN_FOR, registry);
+  private final PeerCalls transport = new PeerCalls(resilient, NodeId.of("n1"));
 
   @AfterEach
   void close() {

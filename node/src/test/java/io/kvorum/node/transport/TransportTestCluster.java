@@ -2,16 +2,16 @@ package io.kvorum.node.transport;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
+import io.kvorum.node.consensus.InMemoryAcceptorStore;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.storage.LocalStorage;
-import io.kvorum.node.storage.memory.InMemoryAcceptorStore;
+import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,12 +74,13 @@ public abstract class TransportTestCluster implements AutoCloseable {
       return clock;
     }
 
-    public PeerTransport transport() {
-      return transport;
+    /** Its transport to the others, called one protocol operation at a time. */
+    public PeerCalls transport() {
+      return new PeerCalls(transport, id);
     }
 
     /** What this node serves from now on (its own storage and hints: {@link #serveNormally}). */
-    public void serve(ReplicaService service) {
+    public void serve(ServedNode service) {
       this.service.use(service);
     }
 
@@ -92,8 +93,8 @@ public abstract class TransportTestCluster implements AutoCloseable {
      * This node's own storage and hints, as it serves them to its peers, with its side of
      * anti-entropy (writes served keep its hash trees up to date), and no membership.
      */
-    public ReplicaService normalService() {
-      return parts.served(ReplicaService.Membership.NONE);
+    public ServedNode normalService() {
+      return ServedNode.of(parts.served());
     }
 
     /** This node's anti-entropy (its trees are built; its rounds are an hour apart). */
@@ -106,7 +107,7 @@ public abstract class TransportTestCluster implements AutoCloseable {
    * Starts serving {@code node}'s {@code service} to the others (on the same address as before, if
    * it was served before); closing the result is the node going down.
    */
-  protected abstract AutoCloseable serve(Node node, ReplicaService service);
+  protected abstract AutoCloseable serve(Node node, ServedNode service);
 
   /** The address of every node of {@code all}, once each is served. */
   protected abstract List<Member> members(List<Node> all);

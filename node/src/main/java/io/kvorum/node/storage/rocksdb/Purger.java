@@ -29,7 +29,7 @@ import org.rocksdb.WriteOptions;
  * whose key still holds a Paxos acceptor state ({@link RocksDbAcceptorStore}) is kept, and looked
  * at again by a later purge: that state may have been kept because this record did not yet
  * supersede it, and once forgotten it counts on this record to mask what it masked (see {@link
- * io.kvorum.node.consensus.AcceptorState#purgeable}).
+ * io.kvorum.node.consensus.round.AcceptorState#purgeable}).
  *
  * <p>A purge reads records and then deletes those still dead. Record writes hold the shared side of
  * the gate while they write; a purge chunk, and a drop, hold the exclusive side, so no write lands

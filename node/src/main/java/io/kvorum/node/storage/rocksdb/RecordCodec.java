@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  * terminator are fixed-width, so equal values line them up for the expiry and replica tie-breaks,
  * and no encoding is a prefix of another.
  */
-final class RecordCodec {
+public final class RecordCodec {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
   private static final byte VALUE = 0x00;
@@ -44,7 +44,7 @@ final class RecordCodec {
   private RecordCodec() {}
 
   /** The encoding of {@code record}, in an array of exactly its size. */
-  static byte[] encode(Record record) {
+  public static byte[] encode(Record record) {
     byte[] out = new byte[encodedSize(record)];
     encodeInto(record, out, 0);
     return out;
@@ -94,12 +94,12 @@ final class RecordCodec {
     return at + value.length - run;
   }
 
-  static Record decode(byte[] bytes) {
+  public static Record decode(byte[] bytes) {
     return decode(bytes, 0, bytes.length);
   }
 
   /** The record encoded in {@code bytes[offset, offset + length)}. */
-  static Record decode(byte[] bytes, int offset, int length) {
+  public static Record decode(byte[] bytes, int offset, int length) {
     int end = checkFrame(bytes, offset, length);
     long version = (long) LONG.get(bytes, offset);
     int valueEnd = end - TAIL - TERMINATOR;

@@ -23,7 +23,7 @@ import org.rocksdb.WriteOptions;
  * How a node's RocksDB is set up, and the native option objects that must outlive it. The column
  * families: records (the default family: key → {@link RecordCodec} form, merged by {@code max}),
  * {@code deaths} (the purge index) and {@code hints}. Each setting that departs from RocksDB's
- * defaults says why; docs/decisions.md lists them for A/B runs.
+ * defaults says why; docs/decisions/rocksdb-settings.md lists them for A/B runs.
  */
 final class RocksDbOptions implements AutoCloseable {
   static final String DEATHS = "deaths";
@@ -80,8 +80,8 @@ final class RocksDbOptions implements AutoCloseable {
       if (settings.quietBackground()) {
         // Flushes and compactions come in bursts that take a core while they last; at a fair share
         // they delay every request of that moment (p99 45 -> 12 ms at 6,000 writes/s, the median of
-        // eight A/B holds; docs/performance.md). At nice 19 they run on what the event loops leave.
-        // Off by default: a write waiting for a flush waits longer (decisions.md).
+        // eight A/B holds; bench/history/2026-11-27-tail). At nice 19 they run on what the event loops leave.
+        // Off by default: a write waiting for a flush waits longer (docs/decisions/quiet-background-work-off-by-default.md).
         Env.getDefault()
             .lowerThreadPoolCPUPriority(Priority.HIGH)
             .lowerThreadPoolCPUPriority(Priority.LOW);

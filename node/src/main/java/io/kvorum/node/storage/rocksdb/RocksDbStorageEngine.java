@@ -8,7 +8,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
-import io.kvorum.node.storage.LocalStorage;
+import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import io.kvorum.node.storage.WalSync;
@@ -37,8 +37,7 @@ import org.rocksdb.WriteBatch;
  * so RocksDB's byte-wise comparator gives the key order and scans stream straight from iterators. A
  * second column family, {@code deaths}, indexes tombstones and expiring values by the time they
  * die, so {@link #purge} visits only records that may be due instead of the whole key space. Two
- * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link
- * RocksDbAcceptorStore}).
+ * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link #paxos}).
  *
  * <p>Writes are blind: a record is written as a merge operand in {@link RecordCodec}'s form, whose
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
@@ -62,7 +61,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final List<ColumnFamilyHandle> handles;
   private final ColumnFamilyHandle records;
   private final RocksDbHintStore hints;
-  private final RocksDbAcceptorStore acceptors;
   private final ReadOptions pointReads = new ReadOptions();
 
   /** Reads that may not touch the disk: RocksDB answers Incomplete instead of reading a block. */
@@ -97,7 +95,6 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.purger = new Purger(db, handles, pointReads, options.writes);
     this.wal = new WalSyncs(this, db);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
-    this.acceptors = new RocksDbAcceptorStore(this, db, handles.get(3), options.syncedWrites);
     this.combiner =
         new WriteCombiner(
             executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
@@ -290,9 +287,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return wal.sync();
   }
 
-  /** This engine, its hints and its acceptors' states, as a node uses them. */
-  public LocalStorage asLocalStorage() {
-    return new LocalStorage(this, hints, acceptors);
+  /** The hints this node holds for others, in their own column family. */
+  public HintStore hints() {
+    return hints;
+  }
+
+  /** The column family in which the conditional writes' acceptors keep their states. */
+  public RocksDbColumn paxos() {
+    return new RocksDbColumn(this, handles.get(3));
   }
 
   /** The open database, for this package's checkpoints; calls on it go through {@link #guarded}. */

@@ -6,7 +6,7 @@ import io.grpc.netty.NettyServerBuilder;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.netty.EventLoops;
-import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.transport.PeerHandlers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -16,17 +16,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inter-node gRPC server: this node's {@link ReplicaService}, served to its peers, every
- * message through the node's {@link WireEdge}.
+ * The inter-node gRPC server: this node's {@link PeerHandlers}, served to its peers as the wire
+ * mappings say ({@link ServedProtocols}), every message through the node's {@link WireEdge}.
  */
 public final class GrpcReplicaServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GrpcReplicaServer.class);
   private final Server server;
-  private final ReplicaEndpoint endpoint;
+  private final ServedProtocols served;
 
-  private GrpcReplicaServer(Server server, ReplicaEndpoint endpoint) {
+  private GrpcReplicaServer(Server server, ServedProtocols served) {
     this.server = server;
-    this.endpoint = endpoint;
+    this.served = served;
   }
 
   /**
@@ -41,21 +41,23 @@ public final class GrpcReplicaServer implements AutoCloseable {
   public static GrpcReplicaServer start(
       NodeId self,
       int port,
-      ReplicaService service,
+      PeerHandlers handlers,
       Clock clock,
       int maxMessageBytes,
       EventLoops loops,
       Optional<GrpcTls> tls,
       PeerProtocol protocol) {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(port));
-    ReplicaEndpoint endpoint = new ReplicaEndpoint(self, service, loops, protocol);
+    ServedProtocols served =
+        new ServedProtocols(WireProtocols.standard(self, protocol), handlers, loops);
     tls.ifPresent(t -> builder.protocolNegotiator(new HandshakeRefusals(t.server())));
     Server server =
         builder
             .bossEventLoopGroup(loops.group())
             .workerEventLoopGroup(loops.group())
             .channelType(loops.serverChannelType())
-            .addService(ServerInterceptors.intercept(endpoint, new WireEdge(clock).server()))
+            .addService(
+                ServerInterceptors.intercept(served.service(), new WireEdge(clock).server()))
             .directExecutor()
             .permitKeepAliveTime(2, TimeUnit.SECONDS)
             .permitKeepAliveWithoutCalls(true)
@@ -71,7 +73,7 @@ public final class GrpcReplicaServer implements AutoCloseable {
         "inter-node gRPC listening on port {}{}",
         server.getPort(),
         tls.isPresent() ? " (mutual TLS)" : "");
-    return new GrpcReplicaServer(server, endpoint);
+    return new GrpcReplicaServer(server, served);
   }
 
   /**
@@ -81,7 +83,7 @@ public final class GrpcReplicaServer implements AutoCloseable {
   @Override
   public void close() {
     server.shutdown();
-    endpoint.endExchanges();
+    served.endExchanges();
     try {
       if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
         server.shutdownNow();

@@ -1,16 +1,12 @@
 package io.kvorum.node.transport.grpc;
 
 import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
 import io.kvorum.node.core.Entry;
-import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
-import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.proto.replica.v1.HandoffRequest;
+import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ScanBatch;
-import io.kvorum.proto.replica.v1.ScanRequest;
-import io.kvorum.proto.replica.v1.SegmentsRequest;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -19,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A peer's scan (or the records of some hash-tree segments, {@link #segments}) as a pull cursor
- * over a server-streaming call. gRPC flow control does the back-pressure: one batch is asked for
- * ahead of the consumer, no more, so the peer stops sending while the consumer is slow. Waiting for
- * a batch has a deadline; a failed call fails the cursor, with the peer's error if the peer failed
- * the scan ({@link WireEdge}).
+ * A peer's records (a scan, the records of some hash-tree segments, a hand-off: any {@link
+ * WireCodecs.Cursor}) as a pull cursor over a server-streaming call. gRPC flow control does the
+ * back-pressure: one batch is asked for ahead of the consumer, no more, so the peer stops sending
+ * while the consumer is slow. Waiting for a batch has a deadline; a failed call fails the cursor,
+ * with the peer's error if the peer failed the scan ({@link WireEdge}).
  */
 final class GrpcScanCursor<Q> implements ScanCursor, ClientResponseObserver<Q, ScanBatch> {
   private final PeerChannel channel;
@@ -41,40 +37,19 @@ final class GrpcScanCursor<Q> implements ScanCursor, ClientResponseObserver<Q, S
     this.what = what;
   }
 
-  /** The peer's records in {@code range}. */
-  static ScanCursor scan(PeerChannel channel, Duration batchTimeout, KeyRange range) {
-    ScanRequest.Builder request =
-        ScanRequest.newBuilder().setStart(ProtoMapping.bytes(range.start().bytes()));
-    range.end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
-    GrpcScanCursor<ScanRequest> cursor = new GrpcScanCursor<>(channel, batchTimeout, "its scan");
-    channel.stub().scan(request.build(), cursor);
-    return cursor;
-  }
-
-  /** The peer's records of hash-tree {@code segments} that the node {@code self} should hold. */
-  static ScanCursor segments(
-      PeerChannel channel, Duration batchTimeout, String self, int[] segments) {
-    SegmentsRequest.Builder request = SegmentsRequest.newBuilder().setNodeId(self);
-    for (int segment : segments) {
-      request.addSegments(segment);
-    }
-    GrpcScanCursor<SegmentsRequest> cursor =
-        new GrpcScanCursor<>(channel, batchTimeout, "its segments");
-    channel.stub().segments(request.build(), cursor);
-    return cursor;
-  }
-
-  /** The peer's records from {@code start} that it hands off in the change of {@code epoch}. */
-  static ScanCursor handoff(
-      PeerChannel channel, Duration batchTimeout, long epoch, NodeId to, Key start) {
-    HandoffRequest.Builder request =
-        HandoffRequest.newBuilder().setEpoch(epoch).setStart(ProtoMapping.bytes(start.bytes()));
-    if (to != null) {
-      request.setNodeId(to.value());
-    }
-    GrpcScanCursor<HandoffRequest> cursor =
-        new GrpcScanCursor<>(channel, batchTimeout, "its handoff");
-    channel.stub().handoff(request.build(), cursor);
+  /**
+   * Opens {@code codec}'s call on {@code channel} with {@code request}: a cursor over the records
+   * the peer streams back.
+   */
+  static <Q, P> ScanCursor open(
+      PeerChannel channel, Duration batchTimeout, WireCodecs.Cursor<Q, P> codec, Q request) {
+    GrpcScanCursor<P> cursor =
+        new GrpcScanCursor<>(channel, batchTimeout, "its " + codec.operation().name());
+    ReplicaGrpc.ReplicaStub stub = channel.stub();
+    ClientCalls.asyncServerStreamingCall(
+        stub.getChannel().newCall(codec.method(), stub.getCallOptions()),
+        codec.encode(request),
+        cursor);
     return cursor;
   }
 

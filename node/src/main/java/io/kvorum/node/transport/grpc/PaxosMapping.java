@@ -1,20 +1,111 @@
 package io.kvorum.node.transport.grpc;
 
-import io.kvorum.node.consensus.Ballot;
-import io.kvorum.node.consensus.Proposal;
-import io.kvorum.node.consensus.Reply;
+import io.kvorum.node.consensus.PaxosProtocol;
+import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Proposal;
+import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.transport.Operation;
+import io.kvorum.proto.replica.v1.AcceptRequest;
 import io.kvorum.proto.replica.v1.PaxosAccepted;
 import io.kvorum.proto.replica.v1.PaxosBallot;
 import io.kvorum.proto.replica.v1.PaxosPromise;
 import io.kvorum.proto.replica.v1.PaxosProposal;
 import io.kvorum.proto.replica.v1.PaxosReply;
+import io.kvorum.proto.replica.v1.PrepareRequest;
+import io.kvorum.proto.replica.v1.ReplicaRequest;
+import io.kvorum.proto.replica.v1.ReplicaResponse;
 import java.util.Optional;
 
-/** The Paxos messages of conditional writes, domain to protobuf and back. */
+/**
+ * The Paxos protocol of conditional writes on the wire: prepares and accepts on the Exchange
+ * stream, answered by {@link PaxosReply}s; the messages, domain to protobuf and back.
+ */
 final class PaxosMapping {
   private PaxosMapping() {}
+
+  static void register(WireProtocols.Builder wire) {
+    wire.add(new PrepareCodec()).add(new AcceptCodec());
+  }
+
+  private static final class PrepareCodec
+      implements WireCodecs.Exchanged<PaxosProtocol.Prepare, Reply> {
+    @Override
+    public Operation<PaxosProtocol.Prepare, Reply> operation() {
+      return PaxosProtocol.PREPARE;
+    }
+
+    @Override
+    public ReplicaRequest.OperationCase requestCase() {
+      return ReplicaRequest.OperationCase.PREPARE;
+    }
+
+    @Override
+    public void putRequest(ReplicaRequest.Builder message, PaxosProtocol.Prepare prepare) {
+      message.setPrepare(
+          PrepareRequest.newBuilder()
+              .setKey(ProtoMapping.bytes(prepare.key().bytes()))
+              .setBallot(toProto(prepare.ballot())));
+    }
+
+    @Override
+    public PaxosProtocol.Prepare takeRequest(ReplicaRequest message) {
+      return new PaxosProtocol.Prepare(
+          ProtoMapping.key(message.getPrepare().getKey()),
+          fromProto(message.getPrepare().getBallot()));
+    }
+
+    @Override
+    public void putAnswer(ReplicaResponse.Builder message, Reply reply) {
+      message.setPaxos(toProto(reply));
+    }
+
+    @Override
+    public Reply takeAnswer(NodeId peer, ReplicaResponse message) {
+      ProtoMapping.expect(message, ReplicaResponse.ResultCase.PAXOS);
+      return fromProto(message.getPaxos());
+    }
+  }
+
+  private static final class AcceptCodec
+      implements WireCodecs.Exchanged<PaxosProtocol.Accept, Reply> {
+    @Override
+    public Operation<PaxosProtocol.Accept, Reply> operation() {
+      return PaxosProtocol.ACCEPT;
+    }
+
+    @Override
+    public ReplicaRequest.OperationCase requestCase() {
+      return ReplicaRequest.OperationCase.ACCEPT;
+    }
+
+    @Override
+    public void putRequest(ReplicaRequest.Builder message, PaxosProtocol.Accept accept) {
+      message.setAccept(
+          AcceptRequest.newBuilder()
+              .setKey(ProtoMapping.bytes(accept.key().bytes()))
+              .setProposal(toProto(accept.proposal())));
+    }
+
+    @Override
+    public PaxosProtocol.Accept takeRequest(ReplicaRequest message) {
+      return new PaxosProtocol.Accept(
+          ProtoMapping.key(message.getAccept().getKey()),
+          fromProto(message.getAccept().getProposal()));
+    }
+
+    @Override
+    public void putAnswer(ReplicaResponse.Builder message, Reply reply) {
+      message.setPaxos(toProto(reply));
+    }
+
+    @Override
+    public Reply takeAnswer(NodeId peer, ReplicaResponse message) {
+      ProtoMapping.expect(message, ReplicaResponse.ResultCase.PAXOS);
+      return fromProto(message.getPaxos());
+    }
+  }
 
   static PaxosBallot toProto(Ballot ballot) {
     return PaxosBallot.newBuilder()

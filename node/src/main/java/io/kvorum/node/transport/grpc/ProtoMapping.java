@@ -7,6 +7,7 @@ import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanEntry;
 import java.io.IOException;
@@ -84,6 +85,18 @@ final class ProtoMapping {
    */
   static Key key(ByteString bytes) {
     return Key.of(array(bytes));
+  }
+
+  /**
+   * Refuses an answer of another kind than the request's: a peer's bug.
+   *
+   * @throws IllegalArgumentException if {@code message} answers another kind of request
+   */
+  static void expect(ReplicaResponse message, ReplicaResponse.ResultCase kind) {
+    if (message.getResultCase() != kind) {
+      throw new IllegalArgumentException(
+          "a " + kind + " request was answered with " + message.getResultCase());
+    }
   }
 
   static ScanBatch toProto(List<Entry> entries) {

@@ -2,34 +2,27 @@ package io.kvorum.node.transport.grpc;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import io.kvorum.node.consensus.Reply;
-import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.InvalidRequestException;
-import io.kvorum.node.core.Key;
-import io.kvorum.node.core.Record;
-import io.kvorum.node.transport.ReplicaService;
-import io.kvorum.proto.replica.v1.ReadRequest;
-import io.kvorum.proto.replica.v1.ReadResponse;
+import io.kvorum.node.transport.PeerHandlers;
 import io.kvorum.proto.replica.v1.ReplicaError;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
-import io.kvorum.proto.replica.v1.WriteResponse;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
- * One peer's replica stream, served. The writes of a received batch go to storage together ({@link
- * ReplicaService#writeAll}, one storage batch); reads go one by one. Every request gets its own
- * response, and responses leave in batches, as {@link ExchangeBatcher} sends them on the stream's
- * event loop: all that are answered, whether or not the stream is ready, since the flow control
- * below bounds them.
+ * One peer's replica stream, served: each request to its operation's handler ({@link
+ * PeerHandlers}), as the operation's mapping decodes it ({@link WireProtocols}). The requests of a
+ * received batch whose operation serves requests together (writes: one storage batch) go together;
+ * the others one by one. Every request gets its own response, and responses leave in batches, as
+ * {@link ExchangeBatcher} sends them on the stream's event loop: all that are answered, whether or
+ * not the stream is ready, since the flow control below bounds them.
  *
  * <p>Flow control: the next batch is read only while fewer than {@value #WINDOW} requests minus a
  * batch are being served and the caller reads its responses, so at most {@value #WINDOW} requests
@@ -41,7 +34,8 @@ import java.util.function.Supplier;
 final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
   static final int WINDOW = 1024;
 
-  private final ReplicaService service;
+  private final WireProtocols wire;
+  private final PeerHandlers handlers;
   private final ServerCallStreamObserver<ReplicaResponseBatch> out;
   private final ExchangeBatcher<ReplicaResponse> batches;
   private final Consumer<ServedExchange> ended;
@@ -60,11 +54,13 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
    * @param ended told once the stream has ended, whichever side ended it
    */
   ServedExchange(
-      ReplicaService service,
+      WireProtocols wire,
+      PeerHandlers handlers,
       ServerCallStreamObserver<ReplicaResponseBatch> out,
       EventLoop loop,
       Consumer<ServedExchange> ended) {
-    this.service = service;
+    this.wire = wire;
+    this.handlers = handlers;
     this.out = out;
     this.ended = ended;
     this.batches = new ExchangeBatcher<>(loop, new Answers());
@@ -109,109 +105,82 @@ final class ServedExchange implements StreamObserver<ReplicaRequestBatch> {
   private void received(ReplicaRequestBatch batch) {
     reading = false;
     inFlight += batch.getRequestsCount();
-    List<Entry> writes = new ArrayList<>();
-    List<Long> writeIds = new ArrayList<>();
+    Map<WireCodecs.Exchanged<?, ?>, Together<?>> together = new LinkedHashMap<>();
     for (ReplicaRequest request : batch.getRequestsList()) {
       long id = request.getRequestId();
+      WireCodecs.Exchanged<?, ?> codec = wire.exchanged(request.getOperationCase());
+      if (codec == null) {
+        answer(failed(id, new InvalidRequestException(null, "a request without an operation")));
+        continue;
+      }
       // A key or record that does not decode is the request's fault: INVALID for it alone.
       try {
-        switch (request.getOperationCase()) {
-          case READ -> read(id, request.getRead());
-          case WRITE -> {
-            writes.add(
-                new Entry(
-                    ProtoMapping.key(request.getWrite().getKey()),
-                    ProtoMapping.fromProto(request.getWrite().getRecord())));
-            writeIds.add(id);
-          }
-          case PREPARE ->
-              paxos(
-                  id,
-                  () ->
-                      service.prepare(
-                          ProtoMapping.key(request.getPrepare().getKey()),
-                          PaxosMapping.fromProto(request.getPrepare().getBallot())));
-          case ACCEPT ->
-              paxos(
-                  id,
-                  () ->
-                      service.accept(
-                          ProtoMapping.key(request.getAccept().getKey()),
-                          PaxosMapping.fromProto(request.getAccept().getProposal())));
-          case OPERATION_NOT_SET ->
-              answer(
-                  failed(id, new InvalidRequestException(null, "a request without an operation")));
+        if (handlers.batches(codec.operation())) {
+          together.computeIfAbsent(codec, Together::new).add(id, request);
+        } else {
+          serve(id, codec, request);
         }
-      } catch (IllegalArgumentException e) {
-        answer(failed(id, new InvalidRequestException(null, e.getMessage())));
+      } catch (RuntimeException e) {
+        answer(failed(id, ServedProtocols.invalid(e)));
       }
     }
-    if (!writes.isEmpty()) {
-      write(writeIds, writes);
-    }
+    together.values().forEach(Together::serve);
     readMore();
   }
 
-  private void read(long id, ReadRequest request) {
-    Key key = ProtoMapping.key(request.getKey());
-    CompletableFuture<Optional<Record>> record;
-    try {
-      record = service.read(key);
-    } catch (RuntimeException e) {
-      record = CompletableFuture.failedFuture(e);
-    }
-    record.whenComplete(
-        (found, error) -> answer(error == null ? readResponse(id, found) : failed(id, error)));
+  private <Q, A> void serve(long id, WireCodecs.Exchanged<Q, A> codec, ReplicaRequest request) {
+    Q decoded = codec.takeRequest(request);
+    handlers
+        .handle(codec.operation(), decoded)
+        .whenComplete(
+            (answer, error) -> {
+              if (error != null) {
+                answer(failed(id, error));
+                return;
+              }
+              ReplicaResponse.Builder response = ReplicaResponse.newBuilder().setRequestId(id);
+              codec.putAnswer(response, answer);
+              answer(response.build());
+            });
   }
 
-  /** A prepare or accept, answered once the acceptor's new state is durable. */
-  private void paxos(long id, Supplier<CompletableFuture<Reply>> step) {
-    CompletableFuture<Reply> reply;
-    try {
-      reply = step.get();
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      reply = CompletableFuture.failedFuture(e);
-    }
-    reply.whenComplete(
-        (answer, error) ->
-            answer(
-                error == null
-                    ? ReplicaResponse.newBuilder()
-                        .setRequestId(id)
-                        .setPaxos(PaxosMapping.toProto(answer))
-                        .build()
-                    : failed(id, error)));
-  }
+  /**
+   * The requests of one batching operation (writes) that arrived together: served as one ({@link
+   * PeerHandlers#handleAll}, one storage batch), each still answered on its own.
+   */
+  private final class Together<Q> {
+    private final WireCodecs.Exchanged<Q, Void> codec;
+    private final List<Long> ids = new ArrayList<>();
+    private final List<Q> requests = new ArrayList<>();
 
-  /** One storage batch for the writes that arrived together; each still gets its own answer. */
-  private void write(List<Long> ids, List<Entry> writes) {
-    CompletableFuture<Void> written;
-    try {
-      written = service.writeAll(writes);
-    } catch (RuntimeException e) {
-      written = CompletableFuture.failedFuture(e);
+    @SuppressWarnings("unchecked") // a batching operation answers nothing (Void)
+    Together(WireCodecs.Exchanged<?, ?> codec) {
+      this.codec = (WireCodecs.Exchanged<Q, Void>) codec;
     }
-    written.whenComplete(
-        (ok, error) -> {
-          ReplicaError coded = error == null ? null : WireEdge.toWire(error);
-          for (long id : ids) {
-            answer(
-                coded == null
-                    ? ReplicaResponse.newBuilder()
-                        .setRequestId(id)
-                        .setWrite(WriteResponse.getDefaultInstance())
-                        .build()
-                    : ReplicaResponse.newBuilder().setRequestId(id).setError(coded).build());
-          }
-        });
-  }
 
-  private static ReplicaResponse readResponse(long id, Optional<Record> record) {
-    ReadResponse.Builder read = ReadResponse.newBuilder();
-    record.ifPresent(r -> read.setRecord(ProtoMapping.toProto(r)));
-    return ReplicaResponse.newBuilder().setRequestId(id).setRead(read).build();
+    void add(long id, ReplicaRequest request) {
+      Q decoded = codec.takeRequest(request);
+      ids.add(id);
+      requests.add(decoded);
+    }
+
+    void serve() {
+      handlers
+          .handleAll(codec.operation(), requests)
+          .whenComplete(
+              (ok, error) -> {
+                ReplicaError coded = error == null ? null : WireEdge.toWire(error);
+                for (long id : ids) {
+                  ReplicaResponse.Builder response = ReplicaResponse.newBuilder().setRequestId(id);
+                  if (coded == null) {
+                    codec.putAnswer(response, null);
+                  } else {
+                    response.setError(coded);
+                  }
+                  answer(response.build());
+                }
+              });
+    }
   }
 
   private static ReplicaResponse failed(long id, Throwable error) {

@@ -1,6 +1,7 @@
 package io.kvorum.node.transport.grpc;
 
 import io.grpc.stub.StreamObserver;
+import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +11,8 @@ import java.util.function.Function;
  * The answer of a unary call to a peer, as a future: the value read from the response, or the
  * call's failure as the {@link WireEdge} reads it. A response whose value does not decode is the
  * peer's fault ({@link PeerUnavailableException}), and so is a call that ends without a response,
- * unless the call has a value for that.
+ * unless the call has a value for that; a response refused for what it says (a protocol this node
+ * cannot talk to) fails the call with that refusal.
  *
  * @param <R> the response
  * @param <V> the value the caller waits for
@@ -61,6 +63,8 @@ final class UnaryAnswer<R, V> implements StreamObserver<R> {
     } catch (IllegalArgumentException e) {
       result.completeExceptionally(
           new PeerUnavailableException(peer, what + ": " + e.getMessage(), e));
+    } catch (KvorumException e) {
+      result.completeExceptionally(e);
     }
   }
 

@@ -1,5 +1,7 @@
 package io.kvorum.node.transport.grpc;
 
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.Message;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -28,31 +30,21 @@ import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.proto.replica.v1.CallFailure;
-import io.kvorum.proto.replica.v1.GossipRequest;
-import io.kvorum.proto.replica.v1.GossipResponse;
-import io.kvorum.proto.replica.v1.HandoffRequest;
-import io.kvorum.proto.replica.v1.HelloRequest;
-import io.kvorum.proto.replica.v1.HelloResponse;
-import io.kvorum.proto.replica.v1.JoinRequest;
-import io.kvorum.proto.replica.v1.PingRequest;
-import io.kvorum.proto.replica.v1.PingResponse;
 import io.kvorum.proto.replica.v1.ReplicaError;
 import io.kvorum.proto.replica.v1.ReplicaRequestBatch;
 import io.kvorum.proto.replica.v1.ReplicaResponseBatch;
 import io.kvorum.proto.replica.v1.ScanBatch;
-import io.kvorum.proto.replica.v1.ScanRequest;
-import io.kvorum.proto.replica.v1.SegmentsRequest;
-import io.kvorum.proto.replica.v1.TreeHashesRequest;
-import io.kvorum.proto.replica.v1.TreeHashesResponse;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The edge every inter-node message of this node crosses, in either direction: Exchange batches,
- * Scan requests and batches, Hello and Ping requests and answers, anti-entropy's TreeHashes and
- * Segments, and the trailers of failed calls. It is installed as an interceptor on the node's
+ * The edge every inter-node message of this node crosses, in either direction, whatever protocol it
+ * belongs to (Exchange batches, the requests and answers of every other call, the batches of
+ * cursors, and the trailers of failed calls). It is installed as an interceptor on the node's
  * server ({@link #server()}) and on every channel to a peer ({@link #client()}), so no message can
  * pass without it.
  *
@@ -111,55 +103,53 @@ final class WireEdge {
 
   // ---- the clock ------------------------------------------------------------------------------
 
-  @SuppressWarnings("unchecked") // each case rebuilds the message as its own type
+  /**
+   * The {@code hlc} field of every message type of the wire, found once per type: each message of
+   * the inter-node protocol has one (the proto file's rule), and the transport's own batches are
+   * read and written without reflection.
+   */
+  private static final ConcurrentMap<Descriptors.Descriptor, Descriptors.FieldDescriptor> HLC =
+      new ConcurrentHashMap<>();
+
+  private static Descriptors.FieldDescriptor hlcField(Message message) {
+    return HLC.computeIfAbsent(
+        message.getDescriptorForType(),
+        type -> {
+          Descriptors.FieldDescriptor field = type.findFieldByName("hlc");
+          if (field == null || field.getJavaType() != Descriptors.FieldDescriptor.JavaType.LONG) {
+            throw new IllegalArgumentException(notOurs(message));
+          }
+          return field;
+        });
+  }
+
+  @SuppressWarnings("unchecked") // each message is rebuilt as its own type
   private <T> T stamped(T message) {
     long hlc = clock.current().value();
     Object stamped =
         switch (message) {
           case ReplicaRequestBatch m -> m.toBuilder().setHlc(hlc).build();
           case ReplicaResponseBatch m -> m.toBuilder().setHlc(hlc).build();
-          case ScanRequest m -> m.toBuilder().setHlc(hlc).build();
           case ScanBatch m -> m.toBuilder().setHlc(hlc).build();
-          case HelloRequest m -> m.toBuilder().setHlc(hlc).build();
-          case HelloResponse m -> m.toBuilder().setHlc(hlc).build();
-          case PingRequest m -> m.toBuilder().setHlc(hlc).build();
-          case PingResponse m -> m.toBuilder().setHlc(hlc).build();
-          case TreeHashesRequest m -> m.toBuilder().setHlc(hlc).build();
-          case TreeHashesResponse m -> m.toBuilder().setHlc(hlc).build();
-          case SegmentsRequest m -> m.toBuilder().setHlc(hlc).build();
-          case HandoffRequest m -> m.toBuilder().setHlc(hlc).build();
-          case GossipRequest m -> m.toBuilder().setHlc(hlc).build();
-          case GossipResponse m -> m.toBuilder().setHlc(hlc).build();
-          case JoinRequest m -> m.toBuilder().setHlc(hlc).build();
+          case Message m -> m.toBuilder().setField(hlcField(m), hlc).build();
           default -> throw new IllegalArgumentException(notOurs(message));
         };
     return (T) stamped;
   }
 
   private void observe(Object message) {
-    observe(
+    follow(
         switch (message) {
           case ReplicaRequestBatch m -> m.getHlc();
           case ReplicaResponseBatch m -> m.getHlc();
-          case ScanRequest m -> m.getHlc();
           case ScanBatch m -> m.getHlc();
-          case HelloRequest m -> m.getHlc();
-          case HelloResponse m -> m.getHlc();
-          case PingRequest m -> m.getHlc();
-          case PingResponse m -> m.getHlc();
-          case TreeHashesRequest m -> m.getHlc();
-          case TreeHashesResponse m -> m.getHlc();
-          case SegmentsRequest m -> m.getHlc();
-          case HandoffRequest m -> m.getHlc();
-          case GossipRequest m -> m.getHlc();
-          case GossipResponse m -> m.getHlc();
-          case JoinRequest m -> m.getHlc();
+          case Message m -> (long) (Long) m.getField(hlcField(m));
           default -> throw new IllegalArgumentException(notOurs(message));
         });
   }
 
   /** Follows a peer's stamp; a missing (0) or garbled (negative) one teaches nothing. */
-  private void observe(long hlc) {
+  private void follow(long hlc) {
     if (hlc > 0) {
       clock.observe(new Version(hlc));
     }
@@ -328,7 +318,7 @@ final class WireEdge {
                 public void onClose(Status status, Metadata trailers) {
                   CallFailure failure = trailers.get(FAILURE);
                   if (failure != null) {
-                    observe(failure.getHlc());
+                    follow(failure.getHlc());
                   }
                   super.onClose(status, trailers);
                 }

@@ -31,7 +31,7 @@ class RocksDbHintStoreTest extends HintStoreContract {
 
   private HintStore reopen() {
     engine = RocksDbStorageEngine.open(dir, RocksDbStorageEngineTest.SMALL, executor);
-    return engine.asLocalStorage().hints();
+    return engine.hints();
   }
 
   @AfterEach

@@ -74,7 +74,6 @@ class RocksDbWalSyncTest {
   void hintsShareTheLogAndItsSync() {
     long before = walSyncs();
     engine
-        .asLocalStorage()
         .hints()
         .add(NodeId.of("peer"), key("hinted"), record("v"), System.currentTimeMillis())
         .join();

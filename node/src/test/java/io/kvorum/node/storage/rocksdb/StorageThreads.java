@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Storage executors for tests: bounded, rejecting when full, as the node's own. */
-final class StorageThreads {
+public final class StorageThreads {
   private StorageThreads() {}
 
-  static ThreadPoolExecutor bounded(int threads, int queue) {
+  public static ThreadPoolExecutor bounded(int threads, int queue) {
     AtomicInteger n = new AtomicInteger();
     return new ThreadPoolExecutor(
         threads,
@@ -26,7 +26,7 @@ final class StorageThreads {
   }
 
   /** Stops {@code executor}; whatever runs on it must be done within ten seconds. */
-  static boolean stop(ThreadPoolExecutor executor) throws InterruptedException {
+  public static boolean stop(ThreadPoolExecutor executor) throws InterruptedException {
     executor.shutdownNow();
     return executor.awaitTermination(10, TimeUnit.SECONDS);
   }

@@ -1,12 +1,12 @@
 package io.kvorum.node.transport.grpc;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.testing.NodeProcess;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
 import io.kvorum.node.transport.PeerTransport;
-import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.transport.ServedNode;
 import io.kvorum.node.transport.TransportTestCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -57,11 +57,11 @@ final class GrpcTestCluster extends TransportTestCluster {
   }
 
   @Override
-  protected AutoCloseable serve(Node node, ReplicaService service) {
+  protected AutoCloseable serve(Node node, ServedNode service) {
     return GrpcReplicaServer.start(
         node.id(),
         ports.computeIfAbsent(node.id(), id -> NodeProcess.freePort()),
-        service,
+        ServedNode.handlers(service),
         node.clock(),
         MAX_MESSAGE,
         LOOPS,

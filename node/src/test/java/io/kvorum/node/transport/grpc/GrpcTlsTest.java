@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import ch.qos.logback.classic.Level;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
@@ -19,8 +17,11 @@ import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.TestCertificates;
 import io.kvorum.node.tls.TlsEngine;
 import io.kvorum.node.tls.TlsMaterial;
-import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import io.kvorum.node.transport.PeerCalls;
 import io.kvorum.node.transport.ReplicaServices;
+import io.kvorum.node.transport.ServedNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.handler.ssl.OpenSsl;
 import java.nio.file.Path;
@@ -183,7 +184,7 @@ class GrpcTlsTest {
     }
   }
 
-  private void assertRefused(io.kvorum.node.transport.PeerTransport client) {
+  private void assertRefused(PeerCalls client) {
     assertThatThrownBy(() -> client.write(SERVER, key("k"), value()).join())
         .hasRootCauseInstanceOf(Exception.class);
   }
@@ -208,13 +209,13 @@ class GrpcTlsTest {
   }
 
   private int serve(TlsMaterial material) {
-    ReplicaService service =
+    ServedNode service =
         new ReplicaServices.Forwarding() {
-          private final ReplicaService failing =
+          private final ServedNode failing =
               ReplicaServices.failing(() -> new IllegalStateException("not in this test"));
 
           @Override
-          protected ReplicaService delegate() {
+          protected ServedNode delegate() {
             return failing;
           }
 
@@ -235,7 +236,7 @@ class GrpcTlsTest {
         GrpcReplicaServer.start(
             SERVER,
             port,
-            service,
+            ServedNode.handlers(service),
             clock(),
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
@@ -245,7 +246,7 @@ class GrpcTlsTest {
     return port;
   }
 
-  private GrpcPeerTransport connect(String host, int port, Optional<TlsMaterial> material) {
+  private PeerCalls connect(String host, int port, Optional<TlsMaterial> material) {
     GrpcPeerTransport transport =
         new GrpcPeerTransport(
             new Topology(
@@ -260,7 +261,7 @@ class GrpcTlsTest {
             material.map(GrpcTls::of),
             PeerProtocol.current(new SimpleMeterRegistry()));
     resources.add(transport);
-    return transport;
+    return new PeerCalls(transport, CLIENT);
   }
 
   private static HybridLogicalClock clock() {

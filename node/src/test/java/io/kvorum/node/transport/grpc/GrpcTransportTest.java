@@ -2,8 +2,6 @@ package io.kvorum.node.transport.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -13,6 +11,9 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.Futures;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import io.kvorum.node.transport.PeerCalls;
 import io.kvorum.node.transport.ReplicaServices;
 import io.kvorum.node.transport.TransportTestCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -244,7 +245,7 @@ class GrpcTransportTest {
   void aCutConnectionFailsWhatWaitsOnItAtOnceAndTheNextCallsGoOverANewOne() {
     cluster = GrpcTestCluster.start(2, Duration.ofSeconds(30), id -> null);
     TcpProxy proxy = proxyTo(N2);
-    GrpcPeerTransport caller = callerThrough(proxy, Duration.ofSeconds(30));
+    PeerCalls caller = callerThrough(proxy, Duration.ofSeconds(30));
     await(caller.write(N2, key("k"), Record.value(version(1), value(1))));
     ReplicaServices.Stalled stalled = new ReplicaServices.Stalled();
     node(N2).serve(stalled);
@@ -279,7 +280,7 @@ class GrpcTransportTest {
   void aHelloReachesAPeerThatStartedListeningWhileTheChannelToItWasBackingOff() {
     cluster = GrpcTestCluster.start(2, Duration.ofSeconds(5), id -> null);
     cluster.stop(N2);
-    GrpcPeerTransport caller = callerAt(cluster.port(N2), Duration.ofSeconds(5));
+    PeerCalls caller = callerAt(cluster.port(N2), Duration.ofSeconds(5));
     Awaitility.await().atMost(WAIT).until(() -> !caller.state(N2).reachable());
     cluster.start(N2);
 
@@ -291,7 +292,7 @@ class GrpcTransportTest {
   void aWireThatGoesSilentFailsWhatWaitsOnItWithinTheKeepAliveTimeout() {
     cluster = GrpcTestCluster.start(2, Duration.ofSeconds(60), id -> null);
     TcpProxy proxy = proxyTo(N2);
-    GrpcPeerTransport caller = callerThrough(proxy, Duration.ofSeconds(60));
+    PeerCalls caller = callerThrough(proxy, Duration.ofSeconds(60));
     await(caller.write(N2, key("k"), Record.value(version(1), value(1))));
     ReplicaServices.Stalled stalled = new ReplicaServices.Stalled();
     node(N2).serve(stalled);
@@ -313,12 +314,12 @@ class GrpcTransportTest {
   }
 
   /** A transport of {@code n1}'s that reaches {@code n2} through {@code proxy}. */
-  private GrpcPeerTransport callerThrough(TcpProxy proxy, Duration callTimeout) {
+  private PeerCalls callerThrough(TcpProxy proxy, Duration callTimeout) {
     return callerAt(proxy.port(), callTimeout);
   }
 
   /** A transport of {@code n1}'s that reaches {@code n2} on {@code port}. */
-  private GrpcPeerTransport callerAt(int port, Duration callTimeout) {
+  private PeerCalls callerAt(int port, Duration callTimeout) {
     List<Member> members =
         List.of(new Member(N1, "127.0.0.1", cluster.port(N1)), new Member(N2, "127.0.0.1", port));
     GrpcPeerTransport transport =
@@ -333,7 +334,7 @@ class GrpcTransportTest {
             Optional.empty(),
             PeerProtocol.current(new SimpleMeterRegistry()));
     extras.add(0, transport);
-    return transport;
+    return new PeerCalls(transport, N1);
   }
 
   // ---- helpers --------------------------------------------------------------------------------

@@ -5,16 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import io.kvorum.node.clock.HybridLogicalClock;
-import io.kvorum.node.cluster.Member;
-import io.kvorum.node.cluster.Topology;
 import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.testing.CapturedLog;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeProcess;
-import io.kvorum.node.transport.ReplicaService;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import io.kvorum.node.transport.PeerCalls;
 import io.kvorum.node.transport.ReplicaServices;
+import io.kvorum.node.transport.ServedNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class PeerProtocolTest {
   @Test
   void aServerRefusesTheHelloOfANewerProtocolOnceLoggedAndEachTimeCounted() {
     int port = serve(PeerProtocol.current(serverMetrics));
-    GrpcPeerTransport newer = connect(port, new PeerProtocol(9, 9, 9, clientMetrics));
+    PeerCalls newer = connect(port, new PeerProtocol(9, 9, 9, clientMetrics));
 
     try (CapturedLog log = CapturedLog.of(PeerProtocol.class)) {
       for (int i = 0; i < 3; i++) {
@@ -97,7 +98,7 @@ class PeerProtocolTest {
   void aCallerRefusesAPeerThatAnswersWithAProtocolItCannotTalkTo() {
     // A later release that still talks to this one, but that this one cannot talk to.
     int port = serve(new PeerProtocol(9, 1, 9, serverMetrics));
-    GrpcPeerTransport current = connect(port, PeerProtocol.current(clientMetrics));
+    PeerCalls current = connect(port, PeerProtocol.current(clientMetrics));
 
     try (CapturedLog log = CapturedLog.of(PeerProtocol.class)) {
       for (int i = 0; i < 2; i++) {
@@ -137,13 +138,13 @@ class PeerProtocolTest {
   }
 
   private int serve(PeerProtocol protocol) {
-    ReplicaService service =
+    ServedNode service =
         new ReplicaServices.Forwarding() {
-          private final ReplicaService failing =
+          private final ServedNode failing =
               ReplicaServices.failing(() -> new IllegalStateException("not in this test"));
 
           @Override
-          protected ReplicaService delegate() {
+          protected ServedNode delegate() {
             return failing;
           }
 
@@ -158,7 +159,7 @@ class PeerProtocolTest {
         GrpcReplicaServer.start(
             SERVER,
             port,
-            service,
+            ServedNode.handlers(service),
             clock(),
             GrpcTestCluster.MAX_MESSAGE,
             GrpcTestCluster.LOOPS,
@@ -167,7 +168,7 @@ class PeerProtocolTest {
     return port;
   }
 
-  private GrpcPeerTransport connect(int port, PeerProtocol protocol) {
+  private PeerCalls connect(int port, PeerProtocol protocol) {
     GrpcPeerTransport transport =
         new GrpcPeerTransport(
             new Topology(
@@ -182,7 +183,7 @@ class PeerProtocolTest {
             Optional.empty(),
             protocol);
     resources.add(transport);
-    return transport;
+    return new PeerCalls(transport, CLIENT);
   }
 
   private static HybridLogicalClock clock() {

@@ -1,0 +1,42 @@
+package io.kvorum.node.consensus;
+
+import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Proposal;
+import io.kvorum.node.consensus.round.Reply;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.transport.PeerTransport;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reaches the Paxos acceptor of any node: this node's directly, every other through the transport.
+ */
+public final class Acceptors {
+  private final NodeId self;
+  private final Acceptor local;
+  private final PeerTransport peers;
+
+  public Acceptors(NodeId self, Acceptor local, PeerTransport peers) {
+    this.self = self;
+    this.local = local;
+    this.peers = peers;
+  }
+
+  public NodeId self() {
+    return self;
+  }
+
+  /** Asks {@code node}'s acceptor to promise {@code ballot} for {@code key}. */
+  public CompletableFuture<Reply> prepare(NodeId node, Key key, Ballot ballot) {
+    return self.equals(node)
+        ? local.prepare(key, ballot)
+        : peers.call(node, PaxosProtocol.PREPARE, new PaxosProtocol.Prepare(key, ballot));
+  }
+
+  /** Asks {@code node}'s acceptor to accept {@code proposal} for {@code key}. */
+  public CompletableFuture<Reply> accept(NodeId node, Key key, Proposal proposal) {
+    return self.equals(node)
+        ? local.accept(key, proposal)
+        : peers.call(node, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal));
+  }
+}

@@ -1,0 +1,59 @@
+package io.kvorum.node.consensus;
+
+import io.kvorum.node.clock.FutureVersions;
+import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Proposal;
+import io.kvorum.node.consensus.round.Reply;
+import io.kvorum.node.core.ClockOffsetException;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.transport.Operation;
+import io.kvorum.node.transport.PeerHandlers;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The Paxos protocol of conditional writes (SPEC §10): a proposer asks the acceptors of a key to
+ * promise a ballot and then to accept a proposal. Its operations and its handler ({@link #serve});
+ * {@link Acceptors} calls them.
+ */
+public final class PaxosProtocol {
+  /**
+   * Asks a peer's acceptor to promise a ballot for a key; the reply is a promise (with what the
+   * acceptor holds for the key) or a refusal naming the higher ballot it holds. Answered once the
+   * acceptor's new state is durable.
+   */
+  public static final Operation<Prepare, Reply> PREPARE = Operation.of("prepare");
+
+  /**
+   * Asks a peer's acceptor to accept a proposal for a key, or refuses it. Answered once durable.
+   */
+  public static final Operation<Accept, Reply> ACCEPT = Operation.of("accept");
+
+  private PaxosProtocol() {}
+
+  /** A prepare: promise {@code ballot} for {@code key}. */
+  public record Prepare(Key key, Ballot ballot) {}
+
+  /** An accept: accept {@code proposal} for {@code key}. */
+  public record Accept(Key key, Proposal proposal) {}
+
+  /**
+   * Serves {@code acceptor} to the peers' proposers. A proposal whose value is versioned too far
+   * ahead of this node's wall clock is refused, as a replica refuses such a write ({@link
+   * FutureVersions}): its commit would be.
+   */
+  public static void serve(PeerHandlers handlers, Acceptor acceptor, FutureVersions future) {
+    handlers
+        .on(PREPARE, prepare -> acceptor.prepare(prepare.key(), prepare.ballot()))
+        .on(
+            ACCEPT,
+            accept -> {
+              Optional<Record> value = accept.proposal().value();
+              Optional<ClockOffsetException> refusal = value.flatMap(future::refusal);
+              return refusal.isPresent()
+                  ? CompletableFuture.failedFuture(refusal.get())
+                  : acceptor.accept(accept.key(), accept.proposal());
+            });
+  }
+}

@@ -1,0 +1,274 @@
+package io.kvorum.node.topology;
+
+import io.kvorum.node.core.NodeId;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The membership of the cluster at one epoch: every member with its state, and the change in
+ * progress if any. Epochs only grow; every node converges on the state of the highest epoch it has
+ * seen (SPEC §8). At most one change is in progress at a time. Immutable.
+ *
+ * @param epoch the version of this state; a change of membership makes a new, higher one
+ * @param nodes every member, sorted by id
+ * @param change the change in progress; empty when none is
+ */
+public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change) {
+  /** A member and its state. */
+  public record Node(Member member, MemberState state) {
+    public Node {
+      Objects.requireNonNull(member, "member");
+      Objects.requireNonNull(state, "state");
+    }
+
+    public NodeId id() {
+      return member.id();
+    }
+  }
+
+  /** What a change does. */
+  public enum Kind {
+    JOIN,
+    DECOMMISSION,
+    REMOVE,
+    /** A member's zone changes: records move to the owners the new zone gives them. */
+    MOVE;
+
+    public String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static Kind of(String label) {
+      return valueOf(label.toUpperCase(Locale.ROOT));
+    }
+  }
+
+  /**
+   * The change in progress.
+   *
+   * @param kind join, decommission or remove
+   * @param node the node joining, leaving or being removed
+   * @param epoch the epoch that started it
+   * @param startedMillis when it started, Unix milliseconds
+   * @param zone for a move, the zone the node moves to; {@link Zone#NONE} for the other kinds
+   */
+  public record Change(Kind kind, NodeId node, long epoch, long startedMillis, Zone zone) {
+    public Change {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(node, "node");
+      Objects.requireNonNull(zone, "zone");
+    }
+
+    /** A change that is not a move. */
+    public Change(Kind kind, NodeId node, long epoch, long startedMillis) {
+      this(kind, node, epoch, startedMillis, Zone.NONE);
+    }
+
+    /**
+     * The change as the HTTP API shows it, in {@code /v0/cluster} and in the problem body of a
+     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}, and
+     * for a move the zone it moves to ({@code "zone": ""} for the unnamed one).
+     */
+    public Map<String, Object> describe() {
+      Map<String, Object> view = new LinkedHashMap<>();
+      view.put("kind", kind.label());
+      view.put("node", node.value());
+      if (kind == Kind.MOVE) {
+        view.put("zone", zone.name());
+      }
+      view.put("epoch", epoch);
+      view.put("started", Instant.ofEpochMilli(startedMillis).toString());
+      return view;
+    }
+
+    @Override
+    public String toString() {
+      String to = kind == Kind.MOVE ? " to zone " + zone : "";
+      return kind.label() + " of " + node + to + " (epoch " + epoch + ")";
+    }
+  }
+
+  public ClusterState {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("epoch must not be negative");
+    }
+    Objects.requireNonNull(change, "change");
+    List<Node> sorted = new ArrayList<>(nodes);
+    sorted.sort(Comparator.comparing(Node::id));
+    Set<NodeId> ids = new HashSet<>();
+    for (Node n : sorted) {
+      if (!ids.add(n.id())) {
+        throw new IllegalArgumentException("node id '" + n.id() + "' appears more than once");
+      }
+    }
+    nodes = List.copyOf(sorted);
+  }
+
+  /** The state a new cluster starts with: epoch 1, every member of {@code members} normal. */
+  public static ClusterState seed(List<Member> members) {
+    return new ClusterState(
+        1, members.stream().map(m -> new Node(m, MemberState.NORMAL)).toList(), Optional.empty());
+  }
+
+  /** Every member, whatever its state. */
+  public List<Member> members() {
+    return nodes.stream().map(Node::member).toList();
+  }
+
+  public List<NodeId> ids() {
+    return nodes.stream().map(Node::id).toList();
+  }
+
+  public Optional<Node> node(NodeId id) {
+    return nodes.stream().filter(n -> n.id().equals(id)).findFirst();
+  }
+
+  public Optional<MemberState> state(NodeId id) {
+    return node(id).map(Node::state);
+  }
+
+  /** The members that own data now (normal and leaving): reads go to them. */
+  public List<NodeId> owners() {
+    return nodes.stream().filter(n -> n.state() != MemberState.JOINING).map(Node::id).toList();
+  }
+
+  /**
+   * The members that will own data once the change completes (normal and joining): writes go to
+   * them as well as to the owners.
+   */
+  public List<NodeId> targets() {
+    return nodes.stream().filter(n -> n.state() != MemberState.LEAVING).map(Node::id).toList();
+  }
+
+  /** The zone of each member that owns data now: the zones reads are placed by. */
+  public Map<NodeId, Zone> ownerZones() {
+    Map<NodeId, Zone> zones = new LinkedHashMap<>();
+    for (Node n : nodes) {
+      if (n.state() != MemberState.JOINING) {
+        zones.put(n.id(), n.member().zone());
+      }
+    }
+    return zones;
+  }
+
+  /**
+   * The zone of each member that will own data once the change completes: the zones writes are
+   * placed by as well, a moving member in the zone it moves to.
+   */
+  public Map<NodeId, Zone> targetZones() {
+    Optional<Change> move = change.filter(c -> c.kind() == Kind.MOVE);
+    Map<NodeId, Zone> zones = new LinkedHashMap<>();
+    for (Node n : nodes) {
+      if (n.state() != MemberState.LEAVING) {
+        boolean moving = move.isPresent() && move.get().node().equals(n.id());
+        zones.put(n.id(), moving ? move.get().zone() : n.member().zone());
+      }
+    }
+    return zones;
+  }
+
+  /** Whether any member names a zone. */
+  public boolean zoned() {
+    return nodes.stream().anyMatch(n -> n.member().zone().named());
+  }
+
+  /** This state with {@code id} moving to {@code zone}, in a new epoch. */
+  public ClusterState withMoving(NodeId id, Zone zone, long nowMillis) {
+    requireNoChange();
+    Node moving =
+        node(id).orElseThrow(() -> new IllegalArgumentException("no member '" + id + "'"));
+    if (moving.state() != MemberState.NORMAL) {
+      throw new IllegalArgumentException("member '" + id + "' is " + moving.state().label());
+    }
+    if (moving.member().zone().equals(zone)) {
+      throw new IllegalArgumentException("member '" + id + "' is already in zone " + zone);
+    }
+    return new ClusterState(
+        epoch + 1, nodes, Optional.of(new Change(Kind.MOVE, id, epoch + 1, nowMillis, zone)));
+  }
+
+  /** This state with {@code member} joining, in a new epoch. */
+  public ClusterState withJoining(Member member, long nowMillis) {
+    requireNoChange();
+    if (node(member.id()).isPresent()) {
+      throw new IllegalArgumentException("node '" + member.id() + "' is already a member");
+    }
+    List<Node> next = new ArrayList<>(nodes);
+    next.add(new Node(member, MemberState.JOINING));
+    return new ClusterState(
+        epoch + 1, next, Optional.of(new Change(Kind.JOIN, member.id(), epoch + 1, nowMillis)));
+  }
+
+  /** This state with {@code id} leaving, by decommission or removal, in a new epoch. */
+  public ClusterState withLeaving(NodeId id, Kind kind, long nowMillis) {
+    requireNoChange();
+    Node leaving =
+        node(id).orElseThrow(() -> new IllegalArgumentException("no member '" + id + "'"));
+    if (targets().size() < 2) {
+      throw new IllegalArgumentException("the last member cannot leave");
+    }
+    List<Node> next = new ArrayList<>();
+    for (Node n : nodes) {
+      next.add(n.id().equals(id) ? new Node(leaving.member(), MemberState.LEAVING) : n);
+    }
+    return new ClusterState(
+        epoch + 1, next, Optional.of(new Change(kind, id, epoch + 1, nowMillis)));
+  }
+
+  /**
+   * This state with the join or move in progress aborted, in a new epoch: a joining node is gone, a
+   * moving one stays in its old zone, and the members own what they owned before the change. Writes
+   * during the change needed {@code ack} answers from the owners besides the replicas it gains, so
+   * the owners hold every acknowledged write without them.
+   */
+  public ClusterState changeAborted() {
+    Change aborted =
+        change
+            .filter(c -> c.kind() == Kind.JOIN || c.kind() == Kind.MOVE)
+            .orElseThrow(() -> new IllegalStateException("no join or move in progress"));
+    List<Node> next =
+        aborted.kind() == Kind.MOVE
+            ? nodes
+            : nodes.stream().filter(n -> !n.id().equals(aborted.node())).toList();
+    return new ClusterState(epoch + 1, next, Optional.empty());
+  }
+
+  /**
+   * This state once the change in progress completed, in a new epoch: a joining node is normal, a
+   * leaving one is gone, a moving one is in its new zone.
+   */
+  public ClusterState completed() {
+    Change done = change.orElseThrow(() -> new IllegalStateException("no change in progress"));
+    List<Node> next = new ArrayList<>();
+    for (Node n : nodes) {
+      if (!n.id().equals(done.node())) {
+        next.add(n);
+      } else if (done.kind() == Kind.MOVE) {
+        next.add(new Node(n.member().inZone(done.zone()), n.state()));
+      } else if (done.kind() == Kind.JOIN) {
+        next.add(new Node(n.member(), MemberState.NORMAL));
+      }
+    }
+    return new ClusterState(epoch + 1, next, Optional.empty());
+  }
+
+  private void requireNoChange() {
+    if (change.isPresent()) {
+      throw new IllegalStateException("a change is in progress: " + change.get());
+    }
+  }
+
+  /** Topology view of every member, for code that needs addresses. */
+  public Topology topology(NodeId self) {
+    return new Topology(self, members());
+  }
+}

@@ -1,0 +1,97 @@
+package io.kvorum.node.topology;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvorum.node.core.NodeId;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A {@link ClusterState} as JSON: what the data directory keeps and what travels between nodes.
+ * Fields are only ever added; unknown ones are ignored, so nodes of neighbouring versions
+ * understand each other. A member's {@code zone} is written only when named, so a cluster without
+ * zones keeps the exact encoding of the release before zones; and it is written before {@code
+ * state}, so that of two encodings of one epoch that differ only by zones (a node of the previous
+ * release re-encodes a state it read without them), the one with zones sorts last and wins {@link
+ * io.kvorum.node.membership.Membership}'s tie-break. A change of kind {@code move} is one the
+ * previous release cannot read: it refuses that state, so a move waits for every node to be
+ * upgraded (its driver waits for every reachable member to acknowledge the change).
+ */
+public final class ClusterStateCodec {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ClusterStateCodec() {}
+
+  public static byte[] encode(ClusterState state) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("epoch", state.epoch());
+    ArrayNode members = root.putArray("members");
+    for (ClusterState.Node n : state.nodes()) {
+      ObjectNode m = members.addObject();
+      m.put("id", n.id().value());
+      m.put("host", n.member().host());
+      m.put("grpcPort", n.member().grpcPort());
+      if (n.member().zone().named()) {
+        m.put("zone", n.member().zone().name());
+      }
+      m.put("state", n.state().label());
+    }
+    state
+        .change()
+        .ifPresent(
+            c -> {
+              ObjectNode change = root.putObject("change");
+              change.put("kind", c.kind().label());
+              change.put("node", c.node().value());
+              change.put("epoch", c.epoch());
+              change.put("startedMillis", c.startedMillis());
+              if (c.kind() == ClusterState.Kind.MOVE) {
+                change.put("zone", c.zone().name());
+              }
+            });
+    try {
+      return JSON.writeValueAsBytes(root);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot encode the cluster state", e);
+    }
+  }
+
+  /**
+   * @throws IllegalArgumentException if {@code bytes} is not a cluster state
+   */
+  public static ClusterState decode(byte[] bytes) {
+    try {
+      JsonNode root = JSON.readTree(bytes);
+      List<ClusterState.Node> nodes = new ArrayList<>();
+      for (JsonNode m : root.required("members")) {
+        nodes.add(
+            new ClusterState.Node(
+                new Member(
+                    NodeId.of(m.required("id").asText()),
+                    m.required("host").asText(),
+                    m.required("grpcPort").asInt(),
+                    Zone.of(m.path("zone").asText(""))),
+                MemberState.of(m.required("state").asText())));
+      }
+      Optional<ClusterState.Change> change = Optional.empty();
+      JsonNode c = root.get("change");
+      if (c != null && !c.isNull()) {
+        change =
+            Optional.of(
+                new ClusterState.Change(
+                    ClusterState.Kind.of(c.required("kind").asText()),
+                    NodeId.of(c.required("node").asText()),
+                    c.required("epoch").asLong(),
+                    c.path("startedMillis").asLong(),
+                    Zone.of(c.path("zone").asText(""))));
+      }
+      return new ClusterState(root.required("epoch").asLong(), nodes, change);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("not a cluster state: " + e.getMessage(), e);
+    }
+  }
+}

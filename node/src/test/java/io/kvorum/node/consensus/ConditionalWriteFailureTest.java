@@ -1,0 +1,177 @@
+package io.kvorum.node.consensus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.node.clock.HybridLogicalClock;
+import io.kvorum.node.consensus.round.AcceptorState;
+import io.kvorum.node.consensus.round.Condition;
+import io.kvorum.node.consensus.round.Reply;
+import io.kvorum.node.coordinator.Coordinator;
+import io.kvorum.node.core.FailureKind;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.NotEnoughReplicasException;
+import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.Version;
+import io.kvorum.node.server.LocalStorage;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.MemoryCeilingStore;
+import io.kvorum.node.testing.NodeParts;
+import io.kvorum.node.testing.ScriptedPeerTransport;
+import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a conditional write answers when its acceptors fail: the failure table's answer, as a plain
+ * write's ({@link FailureKind}). A full disk on a majority of the acceptors is 507 at once, not a
+ * retry until the request timeout and 504; failures a retry may mend are retried.
+ */
+class ConditionalWriteFailureTest {
+  private static final NodeId N1 = NodeId.of("n1");
+  private static final NodeId N2 = NodeId.of("n2");
+  private static final NodeId N3 = NodeId.of("n3");
+  private static final Key KEY = Key.of("k".getBytes(StandardCharsets.UTF_8));
+  private static final byte[] VALUE = {1};
+
+  /** Far above the wait of {@link #failure}: an answer within that wait came at once. */
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+  private static final Duration WAIT = Duration.ofSeconds(5);
+
+  private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
+  private volatile boolean localDiskFull;
+  private NodeParts node;
+
+  private Coordinator coordinator(Duration requestTimeout) {
+    Topology topology =
+        new Topology(
+            N1,
+            List.of(
+                new Member(N1, "n1.test", 9090),
+                new Member(N2, "n2.test", 9090),
+                new Member(N3, "n3.test", 9090)));
+    node =
+        NodeParts.build(
+            TestConfig.in(Path.of("unused"))
+                .topology(topology)
+                .requestTimeout(requestTimeout)
+                .replicationFactor(3)
+                .build(),
+            new LocalStorage(new InMemoryStorageEngine(), new InMemoryHintStore(), new FullDisk()),
+            HybridLogicalClock.start(new MemoryCeilingStore()),
+            peers);
+    return node.coordinator();
+  }
+
+  @AfterEach
+  void stop() {
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  @Test
+  void aConditionalWriteWhoseAcceptorsDisksAreFullAnswers507AtOnce() {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    localDiskFull = true;
+    peers.script(
+        call -> {
+          throw noSpace();
+        });
+
+    Throwable failure =
+        failure(
+            coordinator.putIf(
+                KEY, new Condition.IfAbsent(), VALUE, Duration.ZERO, new Quorum(2, 3)));
+
+    assertThat(failure)
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.NO_SPACE));
+    assertThat(FailureKind.of(failure).httpStatus()).isEqualTo(507);
+    assertThat(peers.calls("prepare")).as("one round, not retried").hasSize(2);
+  }
+
+  @Test
+  void aMajorityOfAcceptorsSilentIsRetriedUntilTheRequestTimeoutThen504() {
+    Coordinator coordinator = coordinator(Duration.ofMillis(500));
+    peers.script(call -> ScriptedPeerTransport.Outcome.FAIL);
+
+    Throwable failure =
+        failure(
+            coordinator.putIf(
+                KEY, new Condition.IfAbsent(), VALUE, Duration.ZERO, new Quorum(2, 3)));
+
+    assertThat(failure).isInstanceOf(NotEnoughReplicasException.class);
+    assertThat(peers.calls("prepare").size()).as("rounds retried").isGreaterThan(2);
+  }
+
+  private static StorageException noSpace() {
+    return new StorageException(StorageException.Kind.NO_SPACE, "paxos step", KEY, null);
+  }
+
+  private static Throwable failure(CompletableFuture<?> request) {
+    try {
+      request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      throw new AssertionError("the request succeeded");
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** This node's acceptor states, refusing every step while its disk is full. */
+  private final class FullDisk implements AcceptorStore {
+    private final InMemoryAcceptorStore states = new InMemoryAcceptorStore();
+
+    @Override
+    public CompletableFuture<Reply> step(
+        Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+      return localDiskFull
+          ? CompletableFuture.failedFuture(noSpace())
+          : states.step(key, transition);
+    }
+
+    @Override
+    public CompletableFuture<AcceptorState> state(Key key) {
+      return states.state(key);
+    }
+
+    @Override
+    public Version floor() {
+      return states.floor();
+    }
+
+    @Override
+    public CompletableFuture<Version> raiseFloor(Version floor) {
+      return states.raiseFloor(floor);
+    }
+
+    @Override
+    public CompletableFuture<List<Key>> keys(Optional<Key> after, int limit) {
+      return states.keys(after, limit);
+    }
+
+    @Override
+    public CompletableFuture<Integer> purge(Map<Key, Optional<Record>> stored) {
+      return states.purge(stored);
+    }
+  }
+}

@@ -1,0 +1,8 @@
+package io.kvorum.node.consensus;
+
+class InMemoryAcceptorStoreTest extends AcceptorStoreContract {
+  @Override
+  protected AcceptorStore newStore() {
+    return new InMemoryAcceptorStore();
+  }
+}
