@@ -23,9 +23,11 @@ public final class ProcessCluster implements AutoCloseable {
   private final Map<Integer, Map<String, String>> environments = new HashMap<>();
   private final Map<Integer, List<String>> nodeFlags = new HashMap<>();
   private final Map<Integer, Path> jars = new HashMap<>();
+  private Path logs;
 
   public ProcessCluster(Path root, int size, String... extraFlags) {
     this.root = root;
+    this.logs = root.resolve("logs");
     this.httpPorts = new int[size];
     this.grpcPorts = new int[size];
     this.extraFlags = List.of(extraFlags);
@@ -51,6 +53,15 @@ public final class ProcessCluster implements AutoCloseable {
   /** Node {@code i} runs with these flags too, e.g. {@code --zone a}; set before it starts. */
   public ProcessCluster flags(int i, String... flags) {
     nodeFlags.put(i, List.of(flags));
+    return this;
+  }
+
+  /**
+   * The nodes' output goes to {@code dir} instead of {@code <root>/logs}, e.g. off a file system
+   * the test cuts the power of; set before they start.
+   */
+  public ProcessCluster logs(Path dir) {
+    this.logs = dir;
     return this;
   }
 
@@ -107,7 +118,7 @@ public final class ProcessCluster implements AutoCloseable {
     nodes[i] =
         NodeProcess.launch(
             jars.getOrDefault(i, NodeProcess.jar()),
-            root.resolve("logs"),
+            logs,
             httpPorts[i],
             environments.getOrDefault(i, Map.of()),
             args.toArray(String[]::new));
@@ -117,6 +128,16 @@ public final class ProcessCluster implements AutoCloseable {
   public void restart(int i) {
     launch(i);
     nodes[i].awaitReady();
+  }
+
+  /** SIGKILL to every node at once, as a power cut stops them, then waits until each is gone. */
+  public void killAll() throws InterruptedException {
+    for (NodeProcess node : nodes) {
+      ProcessHandle.of(node.pid()).ifPresent(ProcessHandle::destroyForcibly);
+    }
+    for (NodeProcess node : nodes) {
+      node.kill();
+    }
   }
 
   /** Node {@code i}'s inter-node port. */
