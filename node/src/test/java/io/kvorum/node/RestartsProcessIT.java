@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ack=3} right after every node reported ready, no acknowledged write lost.
  *
  * <p>{@code -Dkvorum.restarts=N} and {@code -Dkvorum.fresh-clusters=N} set the rounds (CI runs the
- * defaults; docs/decisions/restarts-and-fresh-starts-tested-in-a-chain.md says why, and where the 30-round runs are recorded).
+ * defaults; docs/decisions/restarts-and-fresh-starts-tested-in-a-chain.md says why, and where the
+ * 30-round runs are recorded).
  */
 class RestartsProcessIT {
   private static final Consistency QUORUM = Consistency.of(2, 3);

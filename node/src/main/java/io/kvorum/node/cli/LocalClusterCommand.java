@@ -180,8 +180,8 @@ final class LocalClusterCommand implements Callable<Integer> {
   /**
    * Nodes sharing a machine share its cores: one event loop per core in each of them is more
    * threads than cores, which costs a quarter more CPU per request at a moderate rate
-   * (docs/decisions/local-sizes-event-loops-to-the-machine.md). So each node gets {@code cores / nodes}
-   * loops, at least one, unless the flags given to {@code local} choose.
+   * (docs/decisions/local-sizes-event-loops-to-the-machine.md). So each node gets {@code cores /
+   * nodes} loops, at least one, unless the flags given to {@code local} choose.
    */
   static List<String> loopsFlag(List<String> nodeFlags, int nodes, int cores) {
     boolean chosen =

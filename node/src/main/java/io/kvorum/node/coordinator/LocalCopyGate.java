@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Holds back this node's own copy of a write it coordinates while some peer's clock is unmeasured
- * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md): until a peer replica has accepted the
- * version, this node cannot know that its clock is not the one far ahead, and a version from the
- * future kept only here would beat every later write of the key. Opens at the first peer that
+ * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md): until a peer replica has accepted
+ * the version, this node cannot know that its clock is not the one far ahead, and a version from
+ * the future kept only here would beat every later write of the key. Opens at the first peer that
  * accepts, or once every peer has answered without refusing the version, or after {@code limit} (a
  * peer that answers nothing must not turn a write this node could take into a timeout); fails, and
  * the copy is not written, at the first peer that refuses the version as too far ahead of its

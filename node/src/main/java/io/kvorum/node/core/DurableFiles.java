@@ -14,8 +14,8 @@ import java.util.stream.Stream;
  * Files a node relies on after a power cut: what it writes here is on the disk, not only in the
  * page cache, when a method returns. A file is synced through {@link FileSync}, and a directory is
  * synced after an entry in it is created, renamed or deleted, since a rename or a new name lives in
- * the directory's own blocks. docs/durability.md lists every file a node writes and when it
- * is synced.
+ * the directory's own blocks. docs/durability.md lists every file a node writes and when it is
+ * synced.
  */
 public final class DurableFiles {
   /** The files and directories of the real disk. */

@@ -50,7 +50,8 @@ enum ProblemType {
 
   /**
    * Where every type's section is, one constant for all of them: the document on the main branch,
-   * so that a type names the same explanation whatever release answered it (docs/decisions/problem-types-link-to-errors-md.md).
+   * so that a type names the same explanation whatever release answered it
+   * (docs/decisions/problem-types-link-to-errors-md.md).
    */
   static final String BASE = "https://github.com/kvorum/kvorum/blob/main/docs/errors.md#";
 

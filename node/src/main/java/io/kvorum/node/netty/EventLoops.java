@@ -55,8 +55,8 @@ public final class EventLoops implements AutoCloseable {
   /**
    * Turns Netty's buffer leak detector off unless {@code -Dio.netty.leakDetection.level} asks for
    * it: it samples buffers and records a stack trace for each sample, about 10 µs of CPU per
-   * replicated write at 1,000 writes/s (docs/decisions/netty-leak-detector-off-in-a-node.md). For a node's process; tests
-   * keep Netty's default.
+   * replicated write at 1,000 writes/s (docs/decisions/netty-leak-detector-off-in-a-node.md). For a
+   * node's process; tests keep Netty's default.
    */
   public static void detectLeaksOnlyIfAsked() {
     if (System.getProperty("io.netty.leakDetection.level") == null) {

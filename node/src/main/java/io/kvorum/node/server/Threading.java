@@ -8,7 +8,8 @@ import java.util.function.UnaryOperator;
  * How a node hands work between its threads: the run-time switches of issue 10's "fewer threads,
  * fewer hand-offs", so that one jar can be measured both ways. Each is on by default; {@code
  * -Dkvorum.threads=before} turns all of them off (the arrangement before they were built), and
- * {@code -Dkvorum.threads.<name>=true|false} sets one. docs/performance.md ("Run-time switches") says how to A/B them.
+ * {@code -Dkvorum.threads.<name>=true|false} sets one. docs/performance.md ("Run-time switches")
+ * says how to A/B them.
  *
  * @param sharedLoops the HTTP edge and the inter-node gRPC traffic (server and channels) run on one
  *     group of {@code --io-threads} event loops; else each has a group of that many

@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * Which TLS implementation runs the handshakes and the record layer: the JDK's own ({@code
  * SSLEngine}), or BoringSSL through netty-tcnative. Both are shipped; the JDK's is the default
- * (docs/decisions/tls-engine-the-jdks-by-default.md says why) and {@value #PROPERTY} switches, so that both can be measured.
+ * (docs/decisions/tls-engine-the-jdks-by-default.md says why) and {@value #PROPERTY} switches, so
+ * that both can be measured.
  */
 public enum TlsEngine {
   JDK,

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * A coordinator that has not measured every peer's clock yet cannot know whether its own is the one
  * far ahead: its own copy of a write waits until a peer replica has taken the version, so a version
  * its peers refuse as from the future is kept nowhere
- * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md). CI once saw such a version, kept by the coordinator alone, beat a later write.
+ * (docs/decisions/writes-refused-beyond-the-max-clock-offset.md). CI once saw such a version, kept
+ * by the coordinator alone, beat a later write.
  */
 class UnprovenClockWriteTest {
   private static final NodeId N1 = NodeId.of("n1");

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * documented there (by name, or by a documented prefix such as {@code kvorum_executor_*}).
  */
 class MetricsDocTest {
-  private static final Pattern FAMILY = Pattern.compile("^# TYPE (kvorum_\\w+) ", Pattern.MULTILINE);
+  private static final Pattern FAMILY =
+      Pattern.compile("^# TYPE (kvorum_\\w+) ", Pattern.MULTILINE);
   private static final Pattern DOCUMENTED = Pattern.compile("`(kvorum_[a-z_]+\\*?)`");
 
   @Test
@@ -48,8 +49,7 @@ class MetricsDocTest {
         exposed.add(family.group(1));
       }
     }
-    String doc =
-        Files.readString(RepositoryScripts.repository().resolve("docs/operations.md"));
+    String doc = Files.readString(RepositoryScripts.repository().resolve("docs/operations.md"));
     List<String> documented = new ArrayList<>();
     Matcher name = DOCUMENTED.matcher(doc);
     while (name.find()) {

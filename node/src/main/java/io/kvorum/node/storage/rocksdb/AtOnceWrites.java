@@ -10,7 +10,8 @@ import org.rocksdb.WriteOptions;
 /**
  * When a put may be written on the thread that asks for it (run to completion) instead of being
  * handed to the engine's executor: the hand-off and the answer's way back cost two thread wake-ups
- * per write, more CPU at a moderate rate than the write itself (docs/decisions/small-writes-run-on-the-event-loop.md).
+ * per write, more CPU at a moderate rate than the write itself
+ * (docs/decisions/small-writes-run-on-the-event-loop.md).
  *
  * <p>The caller is usually an event loop, which must never wait. So a write is tried at once only
  * if it cannot wait on anything: no fsync ({@code --sync-writes} off: then every write is queued),

@@ -80,8 +80,10 @@ final class RocksDbOptions implements AutoCloseable {
       if (settings.quietBackground()) {
         // Flushes and compactions come in bursts that take a core while they last; at a fair share
         // they delay every request of that moment (p99 45 -> 12 ms at 6,000 writes/s, the median of
-        // eight A/B holds; bench/history/2026-11-27-tail). At nice 19 they run on what the event loops leave.
-        // Off by default: a write waiting for a flush waits longer (docs/decisions/quiet-background-work-off-by-default.md).
+        // eight A/B holds; bench/history/2026-11-27-tail). At nice 19 they run on what the event
+        // loops leave.
+        // Off by default: a write waiting for a flush waits longer
+        // (docs/decisions/quiet-background-work-off-by-default.md).
         Env.getDefault()
             .lowerThreadPoolCPUPriority(Priority.HIGH)
             .lowerThreadPoolCPUPriority(Priority.LOW);

@@ -24,7 +24,8 @@ import org.rocksdb.RocksIterator;
  * The records of a database directory that no node has open, a snapshot's or a stopped node's, read
  * in key order without changing a file: RocksDB opened read-only, each record decoded by {@link
  * RecordCodec} as the node itself decodes it. Only the records' family is read; the hints a
- * snapshot also holds are other nodes' writes (docs/decisions/a-snapshot-is-a-rocksdb-checkpoint.md).
+ * snapshot also holds are other nodes' writes
+ * (docs/decisions/a-snapshot-is-a-rocksdb-checkpoint.md).
  */
 public final class RocksDbRecordReader implements RecordSource {
   private static final long READAHEAD = 2L << 20;
