@@ -3,8 +3,8 @@
 # io.kvorum.bench.BenchCommand, which starts a local cluster, preloads it, sweeps the rate of each
 # phase with the open-loop generator (or wrk2), profiles one phase and writes
 # bench/results/<timestamp>/report.md; with --calibrate, measures nginx first (installed with apt
-# when missing). `bench/run.sh --help` lists the options;
-# `bench/run.sh calibrate --url URL` runs the generator against another server (bench/calibrate.sh).
+# when missing). `bench/run.sh --help` lists the options; `bench/run.sh calibrate --url URL` runs
+# the generator against another server (bench/tools/calibrate.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

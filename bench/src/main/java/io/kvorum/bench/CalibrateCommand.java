@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "calibrate",
     mixinStandardHelpOptions = true,
-    description = "Runs the open-loop generator against a trivial server (see bench/calibrate.sh).")
+    description =
+        "Runs the open-loop generator against a trivial server (see bench/tools/calibrate.sh).")
 final class CalibrateCommand implements Callable<Integer> {
   @Option(names = "--url", required = true, description = "e.g. http://127.0.0.1:18999/")
   URI url;

@@ -1,8 +1,8 @@
 // Writes records straight into node data directories with the node's own storage engine, for the
-// benchmarks that need a node of a given size fast (bench/snapshot.sh, bench/range.sh). Run with
-// jshell on the node's jar; FILL is a list of DIR:PREFIX:COUNT separated by ';' (keys PREFIX and a
-// ten-digit number), VALUE the value size in bytes. Every record is live, its version 10,000 s ago
-// plus its number (in ms), its replica peer mask 3.
+// benchmarks that need a node of a given size fast (bench/tools/snapshot.sh,
+// bench/tools/range.sh). Run with jshell on the node's jar; FILL is a list of DIR:PREFIX:COUNT
+// separated by ';' (keys PREFIX and a ten-digit number), VALUE the value size in bytes. Every
+// record is live, its version 10,000 s ago plus its number (in ms), its replica peer mask 3.
 import io.kvorum.node.core.*;
 import io.kvorum.node.storage.rocksdb.*;
 var storage = java.util.concurrent.Executors.newFixedThreadPool(2);

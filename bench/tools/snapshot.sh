@@ -16,12 +16,12 @@
 #     --rate (as fast as it goes), and while it runs at --rate THROTTLED, on the three nodes of the
 #     same run. A load still running when its phase ends is stopped.
 #
-#   flock /tmp/machine.lock bench/snapshot.sh            # KEYS=1000000 VALUE=1024
+#   flock /tmp/machine.lock bench/tools/snapshot.sh      # KEYS=1000000 VALUE=1024
 #
-# Needs wrk2 (WRK2, default /opt/wrk2/wrk; see docs/performance.md). OUT keeps the work directory
+# Needs wrk2 (WRK2, default /opt/wrk2/wrk; see bench/README.md). OUT keeps the work directory
 # (and its ~3.5 GB of data); without it everything is deleted at the end.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-1000000}"
 value="${VALUE:-1024}"
 load_keys="${LOAD_KEYS:-150000}"
@@ -49,14 +49,14 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 jshell() {
   "$java_home/bin/jshell" -R--enable-native-access=ALL-UNNAMED -R-Xmx2g --class-path "$jar" "$1" \
     2>&1 | tee "$work/$(basename "$1").log"
-  ! grep -q '^Error:\|Exception' "$work/$(basename "$1").log" || { echo "bench/snapshot.sh: $1 failed" >&2; exit 1; }
+  ! grep -q '^Error:\|Exception' "$work/$(basename "$1").log" || { echo "bench/tools/snapshot.sh: $1 failed" >&2; exit 1; }
 }
 
 # --- 1. the data -------------------------------------------------------------------------------
 mkdir -p "$work/data-0/db" "$work/source-a/db" "$work/source-b/db"
 log "writing $keys records of $value bytes into node-0, two load sources of $load_keys"
 FILL="$work/data-0/db:k:$keys;$work/source-a/db:a:$load_keys;$work/source-b/db:b:$load_keys" \
-  VALUE=$value jshell bench/fill.jsh > /dev/null
+  VALUE=$value jshell bench/tools/fill.jsh > /dev/null
 cp -a "$work/data-0" "$work/data-1"
 cp -a "$work/data-0" "$work/data-2"
 log "node data: $(du -sh "$work/data-0" | cut -f1) each; sources $(du -sh "$work/source-a" | cut -f1) each"

@@ -17,7 +17,7 @@
 // second, seconds of warm-up, seconds measured):
 //
 //   J=node/target/kvorum-node.jar; JAVA=$(bin/find-java)/bin/java
-//   $JAVA -Xmx256m -cp $J bench/hop/Hop.java run grpc 1000 20 40
+//   $JAVA -Xmx256m -cp $J bench/tools/hop/Hop.java run grpc 1000 20 40
 //
 // `run` starts the server as a second process (the same JVM options) and prints one line:
 // layer, rate, round trips measured, server and client CPU µs per round trip, their context
@@ -200,7 +200,7 @@ public class Hop {
     command.add(ProcessHandle.current().info().command().orElseThrow());
     command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    command.addAll(List.of("bench/hop/Hop.java", "server", layer, "" + port));
+    command.addAll(List.of("bench/tools/hop/Hop.java", "server", layer, "" + port));
     Process server =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {

@@ -5,9 +5,9 @@
 # RATE records/s) into three fresh local nodes with a 1 GiB heap, through node-0. Prints the
 # command's summary and the CPU seconds each node and the loader spent.
 #
-#   bench/load.sh                                  # KEYS=200000 VALUE=1024
+#   bench/tools/load.sh                            # KEYS=200000 VALUE=1024
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-200000}"
 value="${VALUE:-1024}"
 rate="${RATE:-0}"
@@ -51,7 +51,7 @@ storage.shutdown();
 JSH
 "$java_home/bin/jshell" -R--enable-native-access=ALL-UNNAMED --class-path "$jar" "$work/source.jsh" \
   2>&1 | tee "$work/jshell.log"
-! grep -q '^Error:' "$work/jshell.log" || { echo "bench/load.sh: writing the source failed" >&2; exit 1; }
+! grep -q '^Error:' "$work/jshell.log" || { echo "bench/tools/load.sh: writing the source failed" >&2; exit 1; }
 echo "source: $keys records of $value bytes, $(du -sh "$work/source/db" | cut -f1) on disk"
 
 for i in 0 1 2; do

@@ -6,11 +6,11 @@
 # keys, at each rate of calls per second given (default 50 100 200 400). Prints ghz's summary per
 # run; requests per second = calls per second x MESSAGES x BATCH.
 #
-#   bench/ghz.sh [calls-per-second ...]
+#   bench/tools/ghz.sh [calls-per-second ...]
 #
 # ghz is built from the Go module proxy (pinned v0.121.0) into ~/.cache/kvorum-tools on first use.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 messages="${MESSAGES:-10}"
 batch="${BATCH:-10}"
 duration="${DURATION:-20s}"

@@ -5,7 +5,7 @@ between holds at a constant rate, so the arms alternate on the same cluster, dat
 Prints, per hold: CPU per request, p50/p99/p99.9, the rate served, the nodes' answers by status,
 and the share of node-seconds RocksDB had writes stopped or slowed (sampled every second).
 Modes: none (all at nice 0), low (compactions at 19), both (flushes and compactions at 19).
-Loads: put (bench/moderate/put.lua) or one of kvorum.lua's phases (mixed: 90/10 GET/PUT)."""
+Loads: put (bench/tools/moderate/put.lua) or one of kvorum.lua's phases (mixed: 90/10 GET/PUT)."""
 import os, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
@@ -22,7 +22,7 @@ ap.add_argument('--modes', default='none,low,both')
 ap.add_argument('--jvm', action='append', default=[])
 ap.add_argument('--flag', action='append', default=[])
 a = ap.parse_args()
-LUA = os.path.join(HERE, '..', 'src', 'main', 'resources', 'io', 'kvorum', 'bench', 'wrk2', 'kvorum.lua')
+LUA = os.path.join(ROOT, 'bench', 'src', 'main', 'resources', 'io', 'kvorum', 'bench', 'wrk2', 'kvorum.lua')
 PUT = os.path.join(HERE, 'put.lua')
 
 def renice(pids, mode):

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # A whole node's data (default 1,000,000 records of 1 KiB: about 1 GB of values) read as one range
 # by the Java client with a small heap (issue 27: "a range of 1 GB read by the Java client with a
-# flat heap"). One node (1 GiB heap) on data written straight into its RocksDB (bench/fill.jsh);
+# flat heap"). One node (1 GiB heap) on data written straight into its RocksDB (bench/tools/fill.jsh);
 # the reader is KvorumClient.range (NDJSON over the JDK's HTTP client) in a JVM of -Xmx$READER_HEAP,
 # iterating without keeping entries (serial GC). It prints, every 100,000 records and at the end,
 # the reader's old generation (what survived collections: it grows if the reader holds on to
 # entries), the peak of its heap pools, and the node's heap (from its /metrics).
 #
-#   flock /tmp/machine.lock bench/range.sh            # KEYS=1000000 VALUE=1024 READER_HEAP=64m
+#   flock /tmp/machine.lock bench/tools/range.sh      # KEYS=1000000 VALUE=1024 READER_HEAP=64m
 #
 # OUT keeps the work directory (and its data); without it everything is deleted at the end.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-1000000}"
 value="${VALUE:-1024}"
 reader_heap="${READER_HEAP:-64m}"
@@ -32,7 +32,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 mkdir -p "$work/data/db"
 log "writing $keys records of $value bytes into the node's directory"
 FILL="$work/data/db:k:$keys" VALUE=$value "$java_home/bin/jshell" \
-  -R--enable-native-access=ALL-UNNAMED -R-Xmx2g --class-path "$jar" bench/fill.jsh \
+  -R--enable-native-access=ALL-UNNAMED -R-Xmx2g --class-path "$jar" bench/tools/fill.jsh \
   > "$work/fill.log" 2>&1
 ! grep -q '^Error:\|Exception' "$work/fill.log" || { cat "$work/fill.log" >&2; exit 1; }
 log "node data: $(du -sh "$work/data" | cut -f1)"

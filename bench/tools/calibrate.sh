@@ -4,7 +4,7 @@
 # apt when missing (root), runs it on 127.0.0.1:18999 with one worker per core, then the generator
 # at each rate given (default 10000 20000 40000 60000 80000) for 30 s.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 command -v nginx > /dev/null || { apt-get update -qq && apt-get install -y -qq nginx > /dev/null; }
 work=$(mktemp -d)
 cat > "$work/nginx.conf" <<CONF

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shared part of bench/moderate's scripts: start 3 nodes (1 GiB heaps, G1) from a jar, load them
+"""The shared part of bench/tools/moderate's scripts: start 3 nodes (1 GiB heaps, G1) from a jar, load them
 with wrk2 at a constant rate spread over the nodes, and read every node thread's CPU time and
 context switches from /proc, grouped by thread pool (kvorum-io-2 -> kvorum-io, C2 CompilerThre -> C2).
 Environment: KVORUM_JAVA (a JDK's java; default: bin/find-java --jdk), WRK2 (default: wrk on the PATH)."""
@@ -7,8 +7,9 @@ import os, re, subprocess, sys, time, json, urllib.request, shutil, argparse, co
 
 TICK = os.sysconf('SC_CLK_TCK')
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, '..', '..', '..'))  # the repository
 JAVA = os.environ.get('KVORUM_JAVA') or os.path.join(
-    subprocess.run([os.path.join(HERE, '..', '..', 'bin', 'find-java'), '--jdk'],
+    subprocess.run([os.path.join(ROOT, 'bin', 'find-java'), '--jdk'],
                    check=True, capture_output=True, text=True).stdout.strip(), 'bin', 'java')
 WRK = os.environ.get('WRK2') or shutil.which('wrk') or 'wrk'
 

@@ -3,7 +3,7 @@
 // processes) per round trip, the two processes on the two first cores, or with "same" both on the
 // first core. docs/performance.md ("Where the time goes now") uses it:
 //
-//   gcc -O2 -o /tmp/pingpong bench/wakeup/pingpong.c && /tmp/pingpong 100000 && /tmp/pingpong 100000 same
+//   gcc -O2 -o /tmp/pingpong bench/tools/wakeup/pingpong.c && /tmp/pingpong 100000 && /tmp/pingpong 100000 same
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>

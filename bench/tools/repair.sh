@@ -16,16 +16,16 @@
 # OUT=DIR keeps the nodes' data there; with REUSE=1 a later run starts on it without a preload,
 # FOREGROUND_ONLY=1 runs only steps 3 and 4, JOIN_ONLY=1 only step 4.
 #
-#   WRK2=/opt/wrk2/wrk bench/repair.sh                 # KEYS=1000000 REPAIR_RATE=8MiB FG_RATE=3000
+#   WRK2=/opt/wrk2/wrk bench/tools/repair.sh           # KEYS=1000000 REPAIR_RATE=8MiB FG_RATE=3000
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-1000000}"
 repair_rate="${REPAIR_RATE:-8MiB}"
 fg_rate="${FG_RATE:-3000}"
 join_delay="${JOIN_DELAY:-0}"  # seconds after node-3's start before step 4's GETs
 load_rate="${LOAD_RATE:-5000}"   # preload PUTs per second per node
 wrk2="${WRK2:-$(command -v wrk2 || true)}"
-[ -x "$wrk2" ] || { echo "bench/repair.sh needs wrk2: WRK2=/path/to/wrk2/wrk (see bench/README.md)" >&2; exit 1; }
+[ -x "$wrk2" ] || { echo "bench/tools/repair.sh needs wrk2: WRK2=/path/to/wrk2/wrk (see bench/README.md)" >&2; exit 1; }
 [ -f node/target/kvorum-node.jar ] || ./mvnw -B -q -ntp package -DskipTests -pl node -am
 work="${OUT:-$(mktemp -d)}"
 mkdir -p "$work"
