@@ -3,6 +3,9 @@
 microseconds per request, by kind (Java, RocksDB, syscalls, JIT...) and by what the stacks pass
 through, and the Java time by library. Usage: account.py REQUESTS FILE...  (REQUESTS: requests served while profiling)."""
 import collections, sys
+if len(sys.argv) < 3 or sys.argv[1] in ('-h', '--help'):
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (['-h'], ['--help']) else 2)
 reqs=float(sys.argv[1]); files=sys.argv[2:]
 def kind(fr):
     s=';'.join(fr)

@@ -122,9 +122,28 @@ def answers(nodes=3):
                 out[code.group(1)] += int(float(m.group(2)))
     return out
 
+def totals(g):
+    """A diff's CPU seconds and context switches, all pools together."""
+    return sum(v[0] for v in g.values()) / TICK, sum(v[1] for v in g.values())
+
+def per_request(g, reqs):
+    """A diff's CPU µs, the JIT's (C1 and C2) CPU µs and context switches, per request."""
+    cpu, sw = totals(g)
+    jit = (g['C2'][0] + g['C1'][0]) / TICK
+    return cpu * 1e6 / reqs, jit * 1e6 / reqs, sw / reqs
+
+def windows(pids, window, until):
+    """Samples pids every window seconds, starting windows while less than until seconds have
+    passed; yields each window's start and end (seconds from the first sample) and its samples."""
+    t0 = time.time(); prev = sample(pids); prev_t = t0
+    while time.time() - t0 < until:
+        time.sleep(window)
+        cur = sample(pids); now = time.time()
+        yield prev_t - t0, now - t0, prev, cur
+        prev, prev_t = cur, now
+
 def report(label, g, secs, reqs):
-    tot = sum(v[0] for v in g.values()) / TICK
-    sw = sum(v[1] for v in g.values())
+    tot, sw = totals(g)
     mig = sum(v[2] for v in g.values())
     line = f'{label}: {secs:.0f}s cores={tot/secs:.3f}'
     if reqs:
@@ -138,16 +157,21 @@ def report(label, g, secs, reqs):
         print(f'   {k:32s} {cpu*1e6/reqs if reqs else cpu/secs*100:9.1f} {"us/req" if reqs else "%core"}  sw/req={v[1]/reqs if reqs else v[1]/secs:.2f}')
     sys.stdout.flush()
 
-def parser(doc):
-    """The options every script shares: the jar, the output directory, the rate and wrk2 script, and
-    extra JVM options and node flags ({i} in a JVM option becomes the node's index)."""
-    ap = argparse.ArgumentParser(description=doc)
+def options(doc, out='/tmp/kvorum-moderate'):
+    """The options every script shares: the jar, the output directory, and extra JVM options and
+    node flags ({i} in a JVM option becomes the node's index)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-    ap.add_argument('--out', default='/tmp/kvorum-moderate')
-    ap.add_argument('--rate', type=int, default=1000)
-    ap.add_argument('--script', default=os.path.join(HERE, 'put.lua'))
+    ap.add_argument('--out', default=out)
     ap.add_argument('--jvm', action='append', default=[])
     ap.add_argument('--flag', action='append', default=[])
+    return ap
+
+def parser(doc):
+    """options(), and the rate, the wrk2 script and the cluster's shape (steady.py, profile.py)."""
+    ap = options(doc)
+    ap.add_argument('--rate', type=int, default=1000)
+    ap.add_argument('--script', default=os.path.join(HERE, 'put.lua'))
     ap.add_argument('--nodes', type=int, default=3)
     ap.add_argument('--quorum', default='ack=2&from=3', help="put.lua's and get.lua's ack and from")
     ap.add_argument('--apart', action='store_true', help='each node a one-node cluster of its own')
@@ -162,8 +186,11 @@ def cluster(a, extra_jvm=()):
     try:
         yield [p.pid for p in procs]
     finally:
-        for p in procs: p.terminate()
-        for p in procs: p.wait()
+        stop(procs)
+
+def stop(procs):
+    for p in procs: p.terminate()
+    for p in procs: p.wait()
 
 def idle(pids, secs, label):
     s0 = sample(pids); t0 = time.time(); time.sleep(secs); s1 = sample(pids)

@@ -9,9 +9,7 @@ Loads: put (bench/tools/moderate/put.lua) or one of kvorum.lua's phases (mixed: 
 import os, sys, threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
-ap = argparse.ArgumentParser(description=__doc__)
-ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-ap.add_argument('--out', default='/tmp/kvorum-priority')
+ap = options(__doc__, out='/tmp/kvorum-priority')
 ap.add_argument('--load', default='put', help='put, or a phase of kvorum.lua (mixed, get)')
 ap.add_argument('--rate', type=int, default=6000)
 ap.add_argument('--connections', type=int, default=8, help='per node')
@@ -19,8 +17,6 @@ ap.add_argument('--warm', type=int, default=90, help='seconds of PUT at --rate (
 ap.add_argument('--hold', type=int, default=60)
 ap.add_argument('--rounds', type=int, default=2)
 ap.add_argument('--modes', default='none,low,both')
-ap.add_argument('--jvm', action='append', default=[])
-ap.add_argument('--flag', action='append', default=[])
 a = ap.parse_args()
 LUA = os.path.join(ROOT, 'bench', 'src', 'main', 'resources', 'io', 'kvorum', 'bench', 'wrk2', 'kvorum.lua')
 PUT = os.path.join(HERE, 'put.lua')
@@ -72,7 +68,7 @@ try:
             g = diff(s0, sample(pids)); secs = time.time() - t0
             codes = answers() - before
             served = achieved(a.out, tag)
-            cpu = sum(v[0] for v in g.values()) / TICK
+            cpu, _ = totals(g)
             rocks = sum(v[0] for k, v in g.items() if k.startswith('rocksdb')) / TICK
             p = pct(a.out, tag, 3)
             n = max(1, len(seen))
@@ -81,5 +77,4 @@ try:
                   f'answers {dict(sorted(codes.items()))}, writes stopped {sum(s for s, _ in seen)/n:.0%} '
                   f'slowed {sum(d for _, d in seen)/n:.0%} of node-seconds', flush=True)
 finally:
-    for p in procs: p.terminate()
-    for p in procs: p.wait()
+    stop(procs)

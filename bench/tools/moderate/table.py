@@ -1,17 +1,14 @@
 #!/usr/bin/env python3
-"""Issue 23's table in one go, for one jar: idle just after start; the warm-up curve from a cold start
-(PUT at --warmup-rate in --window windows, the JIT's share, and the warm-up time: the start of the first
-window from which every later one is within 20% of the steady value, the mean of the last third);
-then, warm, PUT and GET held at each of --rates (after a settle at the rate): CPU per request, context
-switches per request, p50/p99/p99.9, the rate achieved, errors (404s, keys not yet written, apart from
-the rest, by the nodes' own count); and idle once warm. Prints markdown."""
+"""The cost at moderate rates in one go, for one jar: idle just after start; the warm-up curve from
+a cold start (PUT at --warmup-rate in --window windows, the JIT's share, and the warm-up time: the
+start of the first window from which every later one is within 20% of the steady value, the mean of
+the last third); then, warm, PUT and GET held at each of --rates (after a settle at the rate): CPU
+per request, context switches per request, p50/p99/p99.9, the rate achieved, errors (404s, keys not
+yet written, apart from the rest, by the nodes' own count); and idle once warm. Prints markdown."""
 import os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
-HERE = os.path.dirname(os.path.abspath(__file__))
-ap = argparse.ArgumentParser()
-ap.add_argument('--jar', default='node/target/kvorum-node.jar')
-ap.add_argument('--out', default='/tmp/kvorum-moderate')
+ap = options(__doc__)
 ap.add_argument('--idle', type=int, default=30)
 ap.add_argument('--warmup-rate', type=int, default=1000)
 ap.add_argument('--warmup', type=int, default=120)
@@ -19,12 +16,7 @@ ap.add_argument('--window', type=int, default=10)
 ap.add_argument('--rates', default='1000,4000,12000')
 ap.add_argument('--settle', type=int, default=10)
 ap.add_argument('--hold', type=int, default=30)
-ap.add_argument('--jvm', action='append', default=[])
-ap.add_argument('--flag', action='append', default=[])
 a = ap.parse_args()
-
-def cpu_sw(g):
-    return sum(v[0] for v in g.values()) / TICK, sum(v[1] for v in g.values())
 
 def warm_up_time(curve):
     tail = curve[len(curve) * 2 // 3:]
@@ -40,18 +32,11 @@ procs, ready = start(a.jar, a.out, extra_jvm=a.jvm, extra_flags=a.flag)
 pids = [p.pid for p in procs]
 rows = []
 try:
-    s0 = sample(pids); time.sleep(a.idle); cpu, _ = cpu_sw(diff(s0, sample(pids)))
+    s0 = sample(pids); time.sleep(a.idle); cpu, _ = totals(diff(s0, sample(pids)))
     idle_start = cpu / a.idle * 100 / 3
-    curve = []
     ws = wrk(os.path.join(HERE, 'put.lua'), a.warmup_rate, a.warmup, 3, a.out, 'warmup')
-    t0 = time.time(); prev = sample(pids); prev_t = t0
-    while time.time() - t0 < a.warmup - a.window / 2:
-        time.sleep(a.window)
-        cur = sample(pids); now = time.time(); g = diff(prev, cur)
-        reqs = a.warmup_rate * (now - prev_t); cpu, sw = cpu_sw(g)
-        jit = (g['C2'][0] + g['C1'][0]) / TICK
-        curve.append((round(prev_t - t0), cpu * 1e6 / reqs, jit * 1e6 / reqs, sw / reqs))
-        prev, prev_t = cur, now
+    curve = [(round(begin), *per_request(diff(before, after), a.warmup_rate * (end - begin)))
+             for begin, end, before, after in windows(pids, a.window, a.warmup - a.window / 2)]
     for w in ws: w.wait()
     steady, warm_start = warm_up_time(curve)
     for script in ('put', 'get'):
@@ -62,7 +47,7 @@ try:
             time.sleep(a.settle); s0 = sample(pids); t0 = time.time()
             for w in ws: w.wait()
             g = diff(s0, sample(pids)); secs = time.time() - t0
-            cpu, sw = cpu_sw(g); done = achieved(a.out, tag) or rate
+            cpu, sw = totals(g); done = achieved(a.out, tag) or rate
             p = pct(a.out, tag, 3)
             codes = answers() - before
             not_found = codes.get('404', 0)
@@ -71,11 +56,10 @@ try:
                          p.get('50.000%'), p.get('99.000%'), p.get('99.900%'), p['errors'],
                          not_found, others))
     time.sleep(5)
-    s0 = sample(pids); time.sleep(a.idle); cpu, _ = cpu_sw(diff(s0, sample(pids)))
+    s0 = sample(pids); time.sleep(a.idle); cpu, _ = totals(diff(s0, sample(pids)))
     idle_warm = cpu / a.idle * 100 / 3
 finally:
-    for p in procs: p.terminate()
-    for p in procs: p.wait()
+    stop(procs)
 
 print(f'# {a.jar} {" ".join(a.jvm + a.flag)}\n')
 print(f'ready after {ready:.1f} s; idle: {idle_start:.1f}% of a core per node just after start, {idle_warm:.1f}% once warm\n')
