@@ -4,6 +4,7 @@
 # apt when missing (root), runs it on 127.0.0.1:18999 with one worker per core, then the generator
 # at each rate given (default 10000 20000 40000 60000 80000) for 30 s.
 set -euo pipefail
+[ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 command -v nginx > /dev/null || { apt-get update -qq && apt-get install -y -qq nginx > /dev/null; }
 work=$(mktemp -d)

@@ -10,6 +10,7 @@
 #
 # ghz is built from the Go module proxy (pinned v0.121.0) into ~/.cache/kvorum-tools on first use.
 set -euo pipefail
+[ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 messages="${MESSAGES:-10}"
 batch="${BATCH:-10}"

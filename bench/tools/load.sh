@@ -7,6 +7,7 @@
 #
 #   bench/tools/load.sh                            # KEYS=200000 VALUE=1024
 set -euo pipefail
+[ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-200000}"
 value="${VALUE:-1024}"

@@ -18,6 +18,7 @@
 #
 #   WRK2=/opt/wrk2/wrk bench/tools/repair.sh           # KEYS=1000000 REPAIR_RATE=8MiB FG_RATE=3000
 set -euo pipefail
+[ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-1000000}"
 repair_rate="${REPAIR_RATE:-8MiB}"

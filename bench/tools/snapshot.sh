@@ -21,6 +21,7 @@
 # Needs wrk2 (WRK2, default /opt/wrk2/wrk; see bench/README.md). OUT keeps the work directory
 # (and its ~3.5 GB of data); without it everything is deleted at the end.
 set -euo pipefail
+[ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 keys="${KEYS:-1000000}"
 value="${VALUE:-1024}"

@@ -74,7 +74,7 @@ public class Hop {
 
   public static void main(String[] args) throws Exception {
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED); // as a node does
-    switch (args[0]) {
+    switch (args.length == 0 ? "" : args[0]) {
       case "server" -> serve(args[1], Integer.parseInt(args[2]));
       case "run" ->
           run(
@@ -82,8 +82,13 @@ public class Hop {
               Integer.parseInt(args[2]),
               Integer.parseInt(args[3]),
               Integer.parseInt(args[4]));
-      default ->
-          throw new IllegalArgumentException("run LAYER RATE WARM SECS, or server LAYER PORT");
+      default -> {
+        System.err.println(
+            "usage: Hop.java run LAYER RATE WARM SECS (LAYER: raw, grpc or timer; RATE: round"
+                + " trips a second; WARM, SECS: seconds of warm-up and measured), or server LAYER"
+                + " PORT; run from the repository root");
+        System.exit(args.length == 1 && args[0].equals("--help") ? 0 : 2);
+      }
     }
   }
 
