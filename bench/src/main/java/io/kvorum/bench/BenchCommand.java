@@ -302,7 +302,7 @@ public final class BenchCommand implements Callable<Integer> {
             + " cost:\n\n"
             + Headline.comparison(results, plan.p99LimitMillis())
             + (CostHeadline.applies(results)
-                ? "\n### The cost at the rates clusters run (issue 23)\n\n"
+                ? "\n### The cost at the rates clusters run\n\n"
                     + CostHeadline.table(results, nginx, plan.p99LimitMillis())
                 : ""));
     report.write();

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The headline's account of issue 23, the cost at the rates clusters really run: one row per
- * measure (idle just after start, the warm-up time and curve, every held rate of every load phase,
- * saturation, idle once warm, nginx's ceiling), one column per jar.
+ * The headline's account of the cost at the rates clusters really run: one row per measure (idle
+ * just after start, the warm-up time and curve, every held rate of every load phase, saturation,
+ * idle once warm, nginx's ceiling), one column per jar.
  */
 public final class CostHeadline {
   private CostHeadline() {}
