@@ -7,14 +7,19 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The small JSON documents the client reads (problem details, the cluster view, a range's lines) as
- * maps, lists, strings, numbers, booleans and nulls, on Jackson's streaming parser.
+ * The small JSON documents the client reads (problem details, the cluster view, a range's lines,
+ * the operator's answers) as maps, lists, strings, numbers, booleans and nulls, on Jackson's
+ * streaming parser; and the members of such a map, leniently: a member absent or of another type
+ * reads as null, 0 or false, so that a node of another release that leaves one out is still read.
  */
 final class Json {
   private static final JsonFactory FACTORY = new JsonFactory();
@@ -44,6 +49,72 @@ final class Json {
       throw new UncheckedIOException(e); // a StringWriter does not fail
     }
     return out.toString();
+  }
+
+  /** The string member {@code name} of {@code object}, or null. */
+  static String string(Map<String, Object> object, String name) {
+    return object.get(name) instanceof String text ? text : null;
+  }
+
+  /** The number member {@code name} of {@code object} as a long, or 0. */
+  static long number(Map<String, Object> object, String name) {
+    return object.get(name) instanceof Number number ? number.longValue() : 0;
+  }
+
+  /** Whether the member {@code name} of {@code object} is {@code true}. */
+  static boolean bool(Map<String, Object> object, String name) {
+    return Boolean.TRUE.equals(object.get(name));
+  }
+
+  /** The date-time member {@code name} of {@code object} (ISO-8601), or null. */
+  static Instant instant(Map<String, Object> object, String name) {
+    String text = string(object, name);
+    try {
+      return text == null ? null : Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** The object member {@code name} of {@code object}, or null. */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> member(Map<String, Object> object, String name) {
+    return object.get(name) instanceof Map<?, ?> map ? (Map<String, Object>) map : null;
+  }
+
+  /** The objects of the array member {@code name} of {@code object}; null if it is no array. */
+  @SuppressWarnings("unchecked")
+  static List<Map<String, Object>> objects(Map<String, Object> object, String name) {
+    if (!(object.get(name) instanceof List<?> array)) {
+      return null;
+    }
+    List<Map<String, Object>> objects = new ArrayList<>();
+    for (Object element : array) {
+      if (element instanceof Map<?, ?> map) {
+        objects.add((Map<String, Object>) map);
+      }
+    }
+    return objects;
+  }
+
+  /** {@code object} and everything in it, unmodifiable (JSON nulls kept, order kept). */
+  static Map<String, Object> frozen(Map<String, Object> object) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    object.forEach((name, value) -> copy.put(name, frozenValue(value)));
+    return Collections.unmodifiableMap(copy);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object frozenValue(Object value) {
+    return switch (value) {
+      case Map<?, ?> map -> frozen((Map<String, Object>) map);
+      case List<?> list -> {
+        List<Object> copy = new ArrayList<>();
+        list.forEach(element -> copy.add(frozenValue(element)));
+        yield Collections.unmodifiableList(copy);
+      }
+      case null, default -> value;
+    };
   }
 
   private static void write(JsonGenerator generator, Object value) throws IOException {

@@ -50,6 +50,9 @@ import java.util.function.Function;
  * write only if the key is still at that version (a linearizable compare-and-set per key), which
  * {@link #compareAndSet} retries for a read-modify-write.
  *
+ * <p>{@link #admin()} asks the first seed what operators ask of a node: its cluster view and
+ * readiness, a decommission or a removal, a repair, its snapshots, the load of versioned records.
+ *
  * <p>Errors come as {@link KvorumClientException} and its subclasses (from the problem+json body);
  * when no node answered within the deadline, as {@link UncheckedIOException}. A failed condition is
  * no error: it is a {@link ConditionalResult} that did not apply. The {@code …Async} methods fail
@@ -62,6 +65,7 @@ public final class KvorumClient implements AutoCloseable {
   private final HttpClient http;
   private final Endpoints endpoints;
   private final RetryingSender sender;
+  private final KvorumAdmin admin;
   private final ScheduledExecutorService timers;
   private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
   private volatile long discoveredAt;
@@ -82,14 +86,13 @@ public final class KvorumClient implements AutoCloseable {
             1, Thread.ofPlatform().name("kvorum-client-timer").daemon().factory());
     timers.setRemoveOnCancelPolicy(true);
     this.timers = timers;
-    this.sender =
-        new RetryingSender(
-            http,
-            endpoints,
-            new ConcurrencyLimit(settings.maxInFlight()),
-            settings,
-            timers,
-            exchanges);
+    ConcurrencyLimit limit = new ConcurrencyLimit(settings.maxInFlight());
+    this.sender = new RetryingSender(http, endpoints, limit, settings, timers, exchanges);
+    Endpoints firstSeed = new Endpoints(List.of(settings.seeds().get(0)));
+    this.admin =
+        new KvorumAdmin(
+            new RetryingSender(http, firstSeed, limit, settings, timers, exchanges),
+            settings.deadline());
     this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
@@ -130,6 +133,14 @@ public final class KvorumClient implements AutoCloseable {
   /** The first seed's base URI (e.g. {@code http://localhost:8080}). */
   public URI baseUri() {
     return settings.seeds().get(0);
+  }
+
+  /**
+   * The operator's endpoints of the first seed (that node alone, no failover): its cluster view,
+   * readiness, decommission, the removal of a dead member, repair, snapshots and load.
+   */
+  public KvorumAdmin admin() {
+    return admin;
   }
 
   /** The nodes this client sends to: its seeds and the members it learned. */
@@ -460,7 +471,7 @@ public final class KvorumClient implements AutoCloseable {
    * The result of a blocking call: its value, or the exception the future failed with. The future
    * completes by the call's deadline; an interrupt ends the wait sooner.
    */
-  private static <T> T join(CompletableFuture<T> future) {
+  static <T> T join(CompletableFuture<T> future) {
     try {
       return future.get();
     } catch (ExecutionException e) {
