@@ -8,6 +8,11 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.net.HttpURLConnection;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import javax.net.ssl.HttpsURLConnection;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -254,17 +259,31 @@ class ArchitectureTest {
     check(
         classes()
             .that()
-            .resideInAPackage(NODE + ".cli.admin..")
+            .resideInAnyPackage(NODE + ".cli.admin..", NODE + ".cli.client..")
             .should()
             .onlyDependOnClassesThat()
             .resideInAnyPackage(
                 NODE + ".cli.admin..",
+                NODE + ".cli.client..",
                 "io.kvorum.api..",
                 "java..",
                 "javax.net.ssl..",
                 "picocli..",
                 "com.fasterxml.jackson..")
             .as("the operator's and data commands are HTTP clients of a node, not parts of one"));
+    check(
+        noClasses()
+            .that()
+            .resideInAnyPackage(NODE + ".cli.admin..", NODE + ".cli.client..", NODE + ".cli.load..")
+            .should()
+            .dependOnClassesThat()
+            .belongToAnyOf(
+                HttpClient.class,
+                HttpRequest.class,
+                HttpResponse.class,
+                HttpURLConnection.class,
+                HttpsURLConnection.class)
+            .as("the commands reach their nodes through KvorumClient, not a client of their own"));
   }
 
   @Test

@@ -2,7 +2,6 @@ package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
 import io.kvorum.node.cli.admin.DeleteCommand;
-import io.kvorum.node.cli.admin.ExitCodes;
 import io.kvorum.node.cli.admin.GetCommand;
 import io.kvorum.node.cli.admin.PutCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
@@ -10,6 +9,7 @@ import io.kvorum.node.cli.admin.RepairCommand;
 import io.kvorum.node.cli.admin.ScanCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
+import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.cli.load.LoadCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;

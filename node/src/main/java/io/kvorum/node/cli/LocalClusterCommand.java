@@ -1,17 +1,16 @@
 package io.kvorum.node.cli;
 
-import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.config.ConfigException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -240,10 +239,10 @@ final class LocalClusterCommand implements Callable<Integer> {
 
   private boolean awaitReady() throws InterruptedException {
     long deadline = System.nanoTime() + READY_WITHIN.toNanos();
-    try (HttpClient http = HttpClient.newHttpClient()) {
-      for (int i = 0; i < nodes; i++) {
-        URI status = URI.create("http://127.0.0.1:" + (httpPort + i) + "/v0/status");
-        while (!ready(http, status)) {
+    for (int i = 0; i < nodes; i++) {
+      try (KvorumClient node =
+          KvorumClient.connect("127.0.0.1", httpPort + i, Duration.ofSeconds(2))) {
+        while (!ready(node)) {
           if (System.nanoTime() > deadline || children.stream().anyMatch(c -> !c.isAlive())) {
             return false;
           }
@@ -254,11 +253,11 @@ final class LocalClusterCommand implements Callable<Integer> {
     return true;
   }
 
-  private static boolean ready(HttpClient http, URI status) throws InterruptedException {
+  /** Whether the node answers {@code /v0/status} that it is ready. */
+  private static boolean ready(KvorumClient node) {
     try {
-      HttpRequest request = HttpRequest.newBuilder(status).timeout(Duration.ofSeconds(2)).build();
-      return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-    } catch (IOException e) {
+      return node.admin().status().ready();
+    } catch (UncheckedIOException | KvorumClientException e) {
       return false;
     }
   }

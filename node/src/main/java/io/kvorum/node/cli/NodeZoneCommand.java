@@ -3,7 +3,7 @@ package io.kvorum.node.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.ClientTls;
-import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.cli.client.ExitCodes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;

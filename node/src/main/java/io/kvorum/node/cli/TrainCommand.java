@@ -1,6 +1,6 @@
 package io.kvorum.node.cli;
 
-import io.kvorum.node.cli.admin.ExitCodes;
+import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;

@@ -1,13 +1,19 @@
 package io.kvorum.node.cli.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvorum.api.KvorumApi;
-import java.net.http.HttpResponse;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.MembershipChange;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -26,6 +32,7 @@ final class ChangeWatch {
   private final LongSupplier nanos;
   private final Duration poll;
   private final Duration giveUp;
+  private final Map<String, NodeConnection> connections = new HashMap<>();
 
   /** What the change is: its kind, the node it changes, its epoch (the 202's {@code change}). */
   private final String kind;
@@ -43,7 +50,7 @@ final class ChangeWatch {
 
   ChangeWatch(
       String command,
-      JsonNode change,
+      MembershipChange change,
       NodeAddress node,
       MemberAddresses addresses,
       ProgressLine progress,
@@ -51,9 +58,9 @@ final class ChangeWatch {
       Duration poll,
       Duration giveUp) {
     this.command = command;
-    this.kind = change.path("kind").asText();
-    this.changed = change.path("node").asText();
-    this.epoch = change.path("epoch").asLong();
+    this.kind = text(change.kind());
+    this.changed = text(change.node());
+    this.epoch = change.epoch();
     this.node = node;
     this.addresses = addresses;
     this.progress = progress;
@@ -65,6 +72,14 @@ final class ChangeWatch {
 
   /** Polls until the change ends, the node asked and the others stop answering, or interrupted. */
   Outcome await() throws InterruptedException {
+    try {
+      return watch();
+    } finally {
+      connections.values().forEach(NodeConnection::close);
+    }
+  }
+
+  private Outcome watch() throws InterruptedException {
     long silentSince = -1;
     String lastSeenBy = null;
     while (true) {
@@ -198,7 +213,7 @@ final class ChangeWatch {
    * asked, or for a removal the first member by id that stays and is up), and the records the
    * changed node held.
    */
-  private void figures(JsonNode view) throws InterruptedException {
+  private void figures(JsonNode view) {
     for (JsonNode member : view.path("nodes")) {
       if (member.path("id").asText().equals(changed) && member.has("records")) {
         estimated = member.path("records").asLong();
@@ -255,17 +270,22 @@ final class ChangeWatch {
   }
 
   /** The cluster view at {@code baseUrl}, or null when it does not answer one. */
-  private JsonNode ask(String baseUrl) throws InterruptedException {
+  private JsonNode ask(String baseUrl) {
     try {
-      HttpResponse<byte[]> answer =
-          node.send(baseUrl, "GET", KvorumApi.PATH_CLUSTER, NodeAddress.TIMEOUT);
-      JsonNode view = SnapshotCommand.json(answer.body());
-      return answer.statusCode() == 200 && view != null && view.path("nodes").isArray()
-          ? view
-          : null;
-    } catch (NodeAddress.Unreachable e) {
+      NodeConnection connection = connections.get(baseUrl);
+      if (connection == null) {
+        connection = node.connect(baseUrl, NodeAddress.TIMEOUT);
+        connections.put(baseUrl, connection);
+      }
+      return connection.cluster();
+    } catch (Unreachable | KvorumClientException e) {
       return null;
     }
+  }
+
+  /** {@code text}, or empty for none: as a field the node did not send reads. */
+  static String text(String text) {
+    return text == null ? "" : text;
   }
 
   private static List<JsonNode> listOf(JsonNode array) {

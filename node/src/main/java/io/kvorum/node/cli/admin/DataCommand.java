@@ -3,6 +3,8 @@ package io.kvorum.node.cli.admin;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -67,8 +69,6 @@ abstract class DataCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       err.println("kvorum-node " + command + ": " + e.getMessage());
       return ExitCodes.CONFIG;
-    } catch (NodeAddress.Unreachable e) {
-      err.println("kvorum-node " + command + ": " + e.getMessage());
     }
     return ExitCodes.FAILURE;
   }

@@ -1,5 +1,8 @@
 package io.kvorum.node.cli.admin;
 
+import io.kvorum.api.KvorumAdmin;
+import io.kvorum.api.KvorumApi;
+import io.kvorum.api.MembershipChangeResult;
 import picocli.CommandLine.Command;
 
 /**
@@ -32,7 +35,8 @@ import picocli.CommandLine.Command;
           + " node leaving, or no node answered for 30 s."
     })
 public final class DecommissionCommand extends MembershipChangeCommand {
-  static final String PATH = "/v0/cluster/decommission";
+  /** The path this command posts to. */
+  static final String PATH = KvorumApi.PATH_DECOMMISSION;
 
   @Override
   String command() {
@@ -40,8 +44,8 @@ public final class DecommissionCommand extends MembershipChangeCommand {
   }
 
   @Override
-  String pathAndQuery() {
-    return PATH;
+  MembershipChangeResult request(KvorumAdmin node) {
+    return node.decommission();
   }
 
   @Override

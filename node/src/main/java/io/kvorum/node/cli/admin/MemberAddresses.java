@@ -1,6 +1,7 @@
 package io.kvorum.node.cli.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvorum.node.cli.client.NodeAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +47,6 @@ public final class MemberAddresses {
         + "://"
         + (colon > 0 ? inter.substring(0, colon) : inter)
         + ":"
-        + node.port;
+        + node.port();
   }
 }

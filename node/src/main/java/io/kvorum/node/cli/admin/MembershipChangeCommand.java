@@ -1,10 +1,15 @@
 package io.kvorum.node.cli.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import io.kvorum.api.KvorumAdmin;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.MembershipChange;
+import io.kvorum.api.MembershipChangeResult;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.io.PrintWriter;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
@@ -21,8 +26,6 @@ import picocli.CommandLine.Spec;
  * longer be followed.
  */
 abstract class MembershipChangeCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @Spec CommandSpec spec;
 
   @Mixin NodeAddress node = new NodeAddress();
@@ -47,8 +50,8 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
   /** The sub-command's name, for its messages. */
   abstract String command();
 
-  /** What is asked of the node: the path and query of the POST. */
-  abstract String pathAndQuery();
+  /** What is asked of the node. */
+  abstract MembershipChangeResult request(KvorumAdmin node);
 
   /** What to print once the change started, given who answered (its node id and URL). */
   abstract String started(String who);
@@ -58,41 +61,40 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
     String command = command();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HttpResponse<byte[]> answer;
-    try {
-      answer = node.send("POST", pathAndQuery());
-    } catch (NodeAddress.Unreachable e) {
+    MembershipChangeResult answer;
+    try (NodeConnection connection = node.connect(NodeAddress.TIMEOUT)) {
+      answer = connection.ask(this::request);
+    } catch (Unreachable e) {
       err.println("kvorum-node " + command + ": " + e.getMessage());
       return ExitCodes.FAILURE;
+    } catch (KvorumClientException e) {
+      return refused(e, err);
     }
-    JsonNode body = json(answer.body());
-    String name = body != null && body.hasNonNull("node") ? body.path("node").asText() : null;
-    String who =
-        name == null ? "the node at " + node.baseUrl() : name + " (" + node.baseUrl() + ")";
-    int status = answer.statusCode();
-    if (status == 200 && body != null && body.path("status").asText().equals("aborted")) {
+    String who = who(answer.node());
+    if (answer.aborted()) {
       out.println(
           "kvorum-node "
               + command
               + ": "
               + who
               + " aborted the join of "
-              + body.path("change").path("node").asText()
+              + (answer.change() == null ? "" : ChangeWatch.text(answer.change().node()))
               + ", which was down: the cluster keeps the members it had.");
       out.flush();
       return ExitCodes.OK;
     }
-    if (status == 200 || status == 202) {
-      out.println("kvorum-node " + command + ": " + started(who));
-      out.flush();
-      return await && body != null && body.path("change").isObject()
-          ? follow(body.path("change"), out, err)
-          : ExitCodes.OK;
-    }
-    if (status == 409) {
+    out.println("kvorum-node " + command + ": " + started(who));
+    out.flush();
+    return await && answer.change() != null ? follow(answer.change(), out, err) : ExitCodes.OK;
+  }
+
+  /** The exit code, once the node's refusal (409: another change in progress) is said. */
+  private int refused(KvorumClientException answer, PrintWriter err) {
+    JsonNode body = NodeConnection.problem(answer);
+    if (answer.status() == 409) {
       err.println(
           "kvorum-node "
-              + command
+              + command()
               + ": refused, "
               + (body != null && body.hasNonNull("detail")
                   ? body.path("detail").asText()
@@ -100,12 +102,23 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
               + " (409); try again once it is over");
       return ExitCodes.FAILURE;
     }
+    String name = body != null && body.hasNonNull("node") ? body.path("node").asText() : null;
     err.println(
-        "kvorum-node " + command + ": " + who + " answered " + NodeAddress.describe(status, body));
+        "kvorum-node "
+            + command()
+            + ": "
+            + who(name)
+            + " answered "
+            + NodeConnection.describe(answer.status(), body));
     return ExitCodes.FAILURE;
   }
 
-  private int follow(JsonNode change, PrintWriter out, PrintWriter err)
+  /** The node that answered: its id, if it said, and its URL. */
+  private String who(String name) {
+    return name == null ? "the node at " + node.baseUrl() : name + " (" + node.baseUrl() + ")";
+  }
+
+  private int follow(MembershipChange change, PrintWriter out, PrintWriter err)
       throws InterruptedException {
     ChangeWatch.Outcome outcome =
         new ChangeWatch(
@@ -122,13 +135,5 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
     out.flush();
     err.flush();
     return outcome.exitCode();
-  }
-
-  private static JsonNode json(byte[] body) {
-    try {
-      return body.length == 0 ? null : JSON.readTree(body);
-    } catch (IOException e) {
-      return null;
-    }
   }
 }

@@ -1,6 +1,7 @@
 package io.kvorum.node.cli.admin;
 
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.cli.client.ExitCodes;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

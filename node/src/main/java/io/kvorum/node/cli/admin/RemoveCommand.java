@@ -1,7 +1,8 @@
 package io.kvorum.node.cli.admin;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import io.kvorum.api.KvorumAdmin;
+import io.kvorum.api.KvorumApi;
+import io.kvorum.api.MembershipChangeResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -35,7 +36,8 @@ import picocli.CommandLine.Parameters;
           + " 30 s."
     })
 public final class RemoveCommand extends MembershipChangeCommand {
-  static final String PATH = "/v0/cluster/remove";
+  /** The path this command posts to. */
+  static final String PATH = KvorumApi.PATH_REMOVE;
 
   @Parameters(index = "0", paramLabel = "NODE", description = "The id of the node to remove.")
   String removed;
@@ -46,8 +48,8 @@ public final class RemoveCommand extends MembershipChangeCommand {
   }
 
   @Override
-  String pathAndQuery() {
-    return PATH + "?node=" + URLEncoder.encode(removed, StandardCharsets.UTF_8);
+  MembershipChangeResult request(KvorumAdmin node) {
+    return node.remove(removed);
   }
 
   @Override

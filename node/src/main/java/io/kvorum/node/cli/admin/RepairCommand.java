@@ -1,9 +1,14 @@
 package io.kvorum.node.cli.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvorum.api.KvorumAdmin;
 import io.kvorum.api.KvorumApi;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.io.PrintWriter;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -66,19 +71,16 @@ public final class RepairCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try {
-      Map<String, JsonNode> before = await ? peers(view()) : Map.of();
-      HttpResponse<byte[]> answer = node.send("POST", KvorumApi.PATH_REPAIR);
-      JsonNode body = SnapshotCommand.json(answer.body());
-      if (answer.statusCode() != 202) {
+    try (NodeConnection connection = node.connect(NodeAddress.TIMEOUT)) {
+      Map<String, JsonNode> before = await ? peers(view(connection)) : Map.of();
+      String who;
+      try {
+        who = connection.ask(KvorumAdmin::repair);
+      } catch (KvorumClientException e) {
         err.println(
-            "kvorum-node repair: "
-                + node.baseUrl()
-                + " answered "
-                + NodeAddress.describe(answer.statusCode(), body));
+            "kvorum-node repair: " + node.baseUrl() + " answered " + NodeConnection.describe(e));
         return ExitCodes.FAILURE;
       }
-      String who = body != null && body.hasNonNull("node") ? body.path("node").asText() : null;
       out.println(
           "kvorum-node repair: "
               + (who == null ? node.baseUrl() : who + " (" + node.baseUrl() + ")")
@@ -86,14 +88,15 @@ public final class RepairCommand implements Callable<Integer> {
               + (await ? before.size() + " peers" : "peers")
               + (await ? "" : "; 'kvorum-node status' shows when each finished"));
       out.flush();
-      return await ? follow(before, out, err) : ExitCodes.OK;
-    } catch (NodeAddress.Unreachable e) {
+      return await ? follow(connection, before, out, err) : ExitCodes.OK;
+    } catch (Unreachable e) {
       err.println("kvorum-node repair: " + e.getMessage());
       return ExitCodes.FAILURE;
     }
   }
 
-  private int follow(Map<String, JsonNode> before, PrintWriter out, PrintWriter err)
+  private int follow(
+      NodeConnection connection, Map<String, JsonNode> before, PrintWriter out, PrintWriter err)
       throws InterruptedException {
     ProgressLine progress = new ProgressLine(err, ProgressLine.terminal(), System::nanoTime);
     long started = System.nanoTime();
@@ -101,9 +104,9 @@ public final class RepairCommand implements Callable<Integer> {
     while (true) {
       Map<String, JsonNode> now;
       try {
-        now = peers(view());
+        now = peers(view(connection));
         silentSince = -1;
-      } catch (NodeAddress.Unreachable e) {
+      } catch (Unreachable e) {
         silentSince = silentSince < 0 ? System.nanoTime() : silentSince;
         if (System.nanoTime() - silentSince >= giveUp.toNanos()) {
           progress.finish();
@@ -167,17 +170,14 @@ public final class RepairCommand implements Callable<Integer> {
     return ExitCodes.UNFINISHED;
   }
 
-  private JsonNode view() throws InterruptedException {
-    HttpResponse<byte[]> answer = node.send("GET", KvorumApi.PATH_CLUSTER);
-    JsonNode view = SnapshotCommand.json(answer.body());
-    if (answer.statusCode() != 200 || view == null || !view.path("nodes").isArray()) {
-      throw new NodeAddress.Unreachable(
-          node.baseUrl()
-              + KvorumApi.PATH_CLUSTER
-              + " answered "
-              + NodeAddress.describe(answer.statusCode(), view));
+  /** The node's cluster view; an answer that is none is {@link Unreachable} too. */
+  private JsonNode view(NodeConnection connection) {
+    try {
+      return connection.cluster();
+    } catch (KvorumClientException e) {
+      throw new Unreachable(
+          node.baseUrl() + KvorumApi.PATH_CLUSTER + " answered " + NodeConnection.describe(e));
     }
-    return view;
   }
 
   /** The peers of the node asked (the members its view gives a {@code repair} for), by id. */

@@ -3,6 +3,7 @@ package io.kvorum.node.cli.admin;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.RangeEntry;
 import io.kvorum.api.RangeReader;
+import io.kvorum.node.cli.client.ExitCodes;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

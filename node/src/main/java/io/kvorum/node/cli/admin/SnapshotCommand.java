@@ -1,11 +1,13 @@
 package io.kvorum.node.cli.admin;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
-import java.io.IOException;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.Snapshot;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.io.PrintWriter;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -54,7 +56,6 @@ import picocli.CommandLine.Spec;
           + " could not be asked, 2 bad options."
     })
 public final class SnapshotCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TAKE_TIMEOUT = Duration.ofMinutes(5);
   private static final DateTimeFormatter DEFAULT_NAME =
       DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT);
@@ -91,7 +92,7 @@ public final class SnapshotCommand implements Callable<Integer> {
   Integer keep;
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     String invalid = invalidOption();
@@ -104,7 +105,7 @@ public final class SnapshotCommand implements Callable<Integer> {
     List<String[]> members;
     try {
       members = members(err);
-    } catch (NodeAddress.Unreachable e) {
+    } catch (Unreachable e) {
       err.println("kvorum-node snapshot: " + e.getMessage());
       return ExitCodes.FAILURE;
     }
@@ -145,8 +146,8 @@ public final class SnapshotCommand implements Callable<Integer> {
   }
 
   /** Prunes the series to --keep on every member; the exit code. */
-  private int prune(SnapshotSeries series, List<String[]> members, PrintWriter out, PrintWriter err)
-      throws InterruptedException {
+  private int prune(
+      SnapshotSeries series, List<String[]> members, PrintWriter out, PrintWriter err) {
     List<String> notPruned = series.prune(node, members, keep, out, err);
     if (notPruned.isEmpty()) {
       return ExitCodes.OK;
@@ -184,48 +185,36 @@ public final class SnapshotCommand implements Callable<Integer> {
   }
 
   /** Each member's id and HTTP base URL; null (with the reason printed) if the view is wrong. */
-  private List<String[]> members(PrintWriter err) throws InterruptedException {
-    HttpResponse<byte[]> answer = node.send("GET", KvorumApi.PATH_CLUSTER);
-    JsonNode cluster = json(answer.body());
-    if (answer.statusCode() != 200 || cluster == null || !cluster.path("nodes").isArray()) {
+  private List<String[]> members(PrintWriter err) {
+    try (NodeConnection connection = node.connect(NodeAddress.TIMEOUT)) {
+      return addresses.of(connection.cluster(), node);
+    } catch (KvorumClientException e) {
       err.println(
           "kvorum-node snapshot: "
               + node.baseUrl()
               + KvorumApi.PATH_CLUSTER
               + " answered "
-              + NodeAddress.describe(answer.statusCode(), cluster));
+              + NodeConnection.describe(e));
       return null;
     }
-    return addresses.of(cluster, node);
   }
 
   /** Where the member put the snapshot (a path), or why it did not take it. */
-  private String take(String baseUrl, String snapshot) throws InterruptedException {
-    HttpResponse<byte[]> answer;
-    try {
-      answer =
-          node.send(baseUrl, "POST", KvorumApi.PATH_SNAPSHOTS + "?name=" + snapshot, TAKE_TIMEOUT);
-    } catch (NodeAddress.Unreachable e) {
+  private String take(String baseUrl, String snapshot) {
+    Snapshot taken;
+    try (NodeConnection member = node.connect(baseUrl, TAKE_TIMEOUT)) {
+      taken = member.ask(admin -> admin.takeSnapshot(snapshot));
+    } catch (Unreachable e) {
       return e.getMessage();
-    }
-    JsonNode body = json(answer.body());
-    if (answer.statusCode() != 201 || body == null || !body.hasNonNull("path")) {
-      return baseUrl + " answered " + NodeAddress.describe(answer.statusCode(), body);
+    } catch (KvorumClientException e) {
+      return baseUrl + " answered " + NodeConnection.describe(e);
     }
     return String.format(
         Locale.ROOT,
         "%s  (%,d records, %.1f MB, %.1f s)",
-        body.path("path").asText(),
-        body.path("records").asLong(),
-        body.path("bytes").asLong() / 1e6,
-        body.path("tookMillis").asLong() / 1e3);
-  }
-
-  static JsonNode json(byte[] body) {
-    try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      return null;
-    }
+        taken.path(),
+        taken.records(),
+        taken.bytes() / 1e6,
+        taken.tookMillis() / 1e3);
   }
 }

@@ -1,9 +1,13 @@
 package io.kvorum.node.cli.admin;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.kvorum.api.KvorumAdmin;
 import io.kvorum.api.KvorumApi;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.api.Snapshot;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.io.PrintWriter;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -17,12 +21,12 @@ import java.util.regex.Pattern;
 final class SnapshotSeries {
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]{1,48}");
 
-  private final Pattern member;
+  private final Pattern series;
   private final String prefix;
 
   SnapshotSeries(String prefix) {
     this.prefix = prefix;
-    this.member = Pattern.compile(Pattern.quote(prefix) + "\\d{8}-\\d{6}");
+    this.series = Pattern.compile(Pattern.quote(prefix) + "\\d{8}-\\d{6}");
   }
 
   /** Whether {@code prefix} leaves room in a snapshot name (64 characters) for the time. */
@@ -41,16 +45,15 @@ final class SnapshotSeries {
    * the list or a deletion failed (each named on {@code err} with the reason).
    */
   List<String> prune(
-      NodeAddress node, List<String[]> members, int keep, PrintWriter out, PrintWriter err)
-      throws InterruptedException {
+      NodeAddress node, List<String[]> members, int keep, PrintWriter out, PrintWriter err) {
     List<String> failed = new ArrayList<>();
     for (String[] m : members) {
       String id = m[0];
       String baseUrl = m[1];
       String problem;
-      try {
-        problem = prune(node, id, baseUrl, keep, out);
-      } catch (NodeAddress.Unreachable e) {
+      try (NodeConnection member = node.connect(baseUrl, NodeAddress.TIMEOUT)) {
+        problem = prune(member, id, keep, out);
+      } catch (Unreachable e) {
         problem = e.getMessage();
       }
       if (problem != null) {
@@ -64,37 +67,31 @@ final class SnapshotSeries {
   }
 
   /** Null once the member holds at most {@code keep} of the series, else why not. */
-  private String prune(NodeAddress node, String id, String baseUrl, int keep, PrintWriter out)
-      throws InterruptedException {
-    HttpResponse<byte[]> listed =
-        node.send(baseUrl, "GET", KvorumApi.PATH_SNAPSHOTS, NodeAddress.TIMEOUT);
-    JsonNode body = SnapshotCommand.json(listed.body());
-    if (listed.statusCode() != 200 || body == null || !body.path("snapshots").isArray()) {
-      return baseUrl + KvorumApi.PATH_SNAPSHOTS + " answered " + describe(listed, body);
-    }
+  private String prune(NodeConnection member, String id, int keep, PrintWriter out) {
     List<String> ours = new ArrayList<>();
-    for (JsonNode snapshot : body.path("snapshots")) {
-      String name = snapshot.path("name").asText();
-      if (member.matcher(name).matches()) {
-        ours.add(name);
+    try {
+      for (Snapshot snapshot : member.ask(KvorumAdmin::snapshots).snapshots()) {
+        if (snapshot.name() != null && series.matcher(snapshot.name()).matches()) {
+          ours.add(snapshot.name());
+        }
       }
+    } catch (KvorumClientException e) {
+      return member.baseUrl()
+          + KvorumApi.PATH_SNAPSHOTS
+          + " answered "
+          + NodeConnection.describe(e);
     }
     ours.sort(Comparator.reverseOrder());
     List<String> problems = new ArrayList<>();
     for (String old : ours.subList(Math.min(keep, ours.size()), ours.size())) {
-      HttpResponse<byte[]> deleted =
-          node.send(baseUrl, "DELETE", KvorumApi.PATH_SNAPSHOTS + "/" + old, NodeAddress.TIMEOUT);
-      // 404: gone already (another run pruned it), which is what was asked.
-      if (deleted.statusCode() == 204 || deleted.statusCode() == 404) {
+      try {
+        // False: gone already (another run pruned it), which is what was asked.
+        member.ask(admin -> admin.deleteSnapshot(old));
         out.println(id + "  deleted " + old);
-      } else {
-        problems.add(old + ": " + describe(deleted, SnapshotCommand.json(deleted.body())));
+      } catch (KvorumClientException e) {
+        problems.add(old + ": " + NodeConnection.describe(e));
       }
     }
     return problems.isEmpty() ? null : String.join("; ", problems);
-  }
-
-  private static String describe(HttpResponse<byte[]> answer, JsonNode body) {
-    return NodeAddress.describe(answer.statusCode(), body);
   }
 }

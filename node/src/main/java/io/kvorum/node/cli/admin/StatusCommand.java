@@ -1,11 +1,13 @@
 package io.kvorum.node.cli.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
-import java.io.IOException;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.io.PrintWriter;
-import java.net.http.HttpResponse;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,36 +37,27 @@ import picocli.CommandLine.Spec;
       "Exit codes: 0 the node answered, 1 it could not be reached or failed, 2 bad options."
     })
 public final class StatusCommand implements Callable<Integer> {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   @Spec CommandSpec spec;
 
   @Mixin NodeAddress node = new NodeAddress();
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HttpResponse<byte[]> answer;
-    try {
-      answer = node.send("GET", KvorumApi.PATH_CLUSTER);
-    } catch (NodeAddress.Unreachable e) {
+    JsonNode cluster;
+    try (NodeConnection connection = node.connect(NodeAddress.TIMEOUT)) {
+      cluster = connection.cluster();
+    } catch (Unreachable e) {
       err.println("kvorum-node status: " + e.getMessage());
       return ExitCodes.FAILURE;
-    }
-    JsonNode cluster;
-    try {
-      cluster = JSON.readTree(answer.body());
-    } catch (IOException e) {
-      cluster = null;
-    }
-    if (answer.statusCode() != 200 || cluster == null || !cluster.path("nodes").isArray()) {
+    } catch (KvorumClientException e) {
       err.println(
           "kvorum-node status: "
               + node.baseUrl()
               + KvorumApi.PATH_CLUSTER
               + " answered "
-              + NodeAddress.describe(answer.statusCode(), cluster));
+              + NodeConnection.describe(e));
       return ExitCodes.FAILURE;
     }
     ClusterTable.render(cluster).forEach(out::println);

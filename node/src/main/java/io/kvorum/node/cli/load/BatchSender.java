@@ -1,17 +1,9 @@
 package io.kvorum.node.cli.load;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvorum.api.KvorumApi;
-import io.kvorum.node.cli.admin.NodeAddress;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.channels.UnresolvedAddressException;
+import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import java.time.Duration;
-import javax.net.ssl.SSLContext;
 
 /**
  * Posts batches of records to one node's {@code /v0/load} and retries a batch the cluster could not
@@ -21,34 +13,20 @@ import javax.net.ssl.SSLContext;
  */
 final class BatchSender implements AutoCloseable {
   static final Duration TIMEOUT = Duration.ofSeconds(30);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final String baseUrl;
-  private final String authorization;
+  private final NodeConnection node;
   private final int attempts;
   private final Duration firstBackoff;
-  private final HttpClient http;
 
   /**
-   * @param tls the client TLS context for an https {@code baseUrl}, or null
-   * @param authorization the {@code Authorization} header, or null
+   * @param node the node, each request sent once (retries are this class's)
    * @param attempts how many times a batch is sent before its failure is final
    * @param firstBackoff the wait before the first retry, doubled before each next one
    */
-  BatchSender(
-      String baseUrl, SSLContext tls, String authorization, int attempts, Duration firstBackoff) {
-    this.baseUrl = baseUrl;
-    this.authorization = authorization;
+  BatchSender(NodeConnection node, int attempts, Duration firstBackoff) {
+    this.node = node;
     this.attempts = attempts;
     this.firstBackoff = firstBackoff;
-    HttpClient.Builder client =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(NodeAddress.TIMEOUT);
-    if (tls != null) {
-      client.sslContext(tls);
-    }
-    this.http = client.build();
   }
 
   /**
@@ -76,50 +54,26 @@ final class BatchSender implements AutoCloseable {
     return failure;
   }
 
-  private Outcome post(byte[] body) throws InterruptedException {
-    HttpRequest.Builder request;
+  private Outcome post(byte[] body) {
     try {
-      request =
-          HttpRequest.newBuilder(URI.create(baseUrl + KvorumApi.PATH_LOAD))
-              .timeout(TIMEOUT)
-              .header("Content-Type", KvorumApi.RECORDS)
-              .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-    } catch (IllegalArgumentException e) {
-      return new Outcome("not a valid address: " + baseUrl, false);
-    }
-    if (authorization != null) {
-      request.header(KvorumApi.AUTHORIZATION, authorization);
-    }
-    HttpResponse<byte[]> answer;
-    try {
-      answer = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-    } catch (IOException | UnresolvedAddressException e) {
-      return new Outcome(
-          "cannot reach the node at " + baseUrl + ": " + NodeAddress.reason(e, TIMEOUT), true);
-    }
-    int status = answer.statusCode();
-    if (status == 200) {
+      node.ask(admin -> admin.load(body));
       return new Outcome(null, false);
-    }
-    String described = baseUrl + " answered " + NodeAddress.describe(status, json(answer.body()));
-    if (status == 413) {
-      described += " (a batch of " + body.length + " bytes: raise the nodes' --max-value-size)";
-    }
-    // 429 and 5xx (a quorum not reached in time, a node starting or overloaded) may pass.
-    return new Outcome(described, status == 429 || status >= 500);
-  }
-
-  private static JsonNode json(byte[] body) {
-    try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      return null;
+    } catch (Unreachable e) {
+      return new Outcome(e.getMessage(), true);
+    } catch (KvorumClientException e) {
+      int status = e.status();
+      String described = node.baseUrl() + " answered " + NodeConnection.describe(e);
+      if (status == 413) {
+        described += " (a batch of " + body.length + " bytes: raise the nodes' --max-value-size)";
+      }
+      // 429 and 5xx (a quorum not reached in time, a node starting or overloaded) may pass.
+      return new Outcome(described, status == 429 || status >= 500);
     }
   }
 
   @Override
   public void close() {
-    http.close();
+    node.close();
   }
 
   private record Outcome(String failure, boolean retryable) {}

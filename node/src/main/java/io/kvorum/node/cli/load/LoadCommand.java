@@ -2,9 +2,11 @@ package io.kvorum.node.cli.load;
 
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
-import io.kvorum.node.cli.admin.ExitCodes;
-import io.kvorum.node.cli.admin.NodeAddress;
 import io.kvorum.node.cli.admin.ProgressLine;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.server.RecordSources;
 import io.kvorum.node.storage.RecordSource;
@@ -17,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import javax.net.ssl.SSLContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -117,22 +118,19 @@ public final class LoadCommand implements Callable<Integer> {
               + " data directory");
       return ExitCodes.CONFIG;
     }
-    String authorization;
-    SSLContext tls;
+    NodeConnection connection;
     try {
-      authorization =
-          tokenFile == null ? node.authorization() : NodeAddress.bearer(token(tokenFile));
-      tls = node.tls();
+      String token = tokenFile == null ? node.token() : token(tokenFile);
+      connection = node.connect(node.baseUrl(), token, BatchSender.TIMEOUT);
     } catch (IOException e) {
       err.println("kvorum-node load: --token-file " + tokenFile + " cannot be read: " + e);
       return ExitCodes.CONFIG;
-    } catch (NodeAddress.Unreachable e) {
+    } catch (Unreachable e) {
       err.println("kvorum-node load: " + e.getMessage());
       return ExitCodes.CONFIG;
     }
-    try (RecordSource reader = RecordSources.open(database);
-        BatchSender sender =
-            new BatchSender(node.baseUrl(), tls, authorization, ATTEMPTS, FIRST_BACKOFF)) {
+    try (BatchSender sender = new BatchSender(connection, ATTEMPTS, FIRST_BACKOFF);
+        RecordSource reader = RecordSources.open(database)) {
       LoadProgress progress =
           new LoadProgress(
               err, ProgressLine.terminal(), reader.estimatedRecords(), System::nanoTime);

@@ -2,9 +2,11 @@ package io.kvorum.node.cli.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.MembershipChange;
 import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.cli.admin.AdminCommandsTest.Run;
+import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.client.NodeAddress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,6 +20,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
 
 /**
  * {@code kvorum-node decommission --wait} and {@code remove --wait} against fake nodes whose {@code
@@ -191,13 +194,13 @@ class MembershipWaitTest {
     // Every look at the clock is a second later: a line is due every few polls.
     LongSupplier nanos = () -> clock.addAndGet(1_000_000_000L);
     StringWriter printed = new StringWriter();
-    NodeAddress address = new NodeAddress();
-    address.host = "127.0.0.1";
-    address.port = n3.port();
+    NodeAddress address =
+        CommandLine.populateCommand(
+            new NodeAddress(), "--host", "127.0.0.1", "--port", String.valueOf(n3.port()));
     ChangeWatch watch =
         new ChangeWatch(
             "decommission",
-            new ObjectMapper().readTree(DECOMMISSION_N3),
+            new MembershipChange("decommission", "n3", null, 5, null),
             address,
             new MemberAddresses(),
             new ProgressLine(new PrintWriter(printed), false, nanos),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.cli.admin.AdminCommandsTest.Run;
+import io.kvorum.node.cli.client.ExitCodes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

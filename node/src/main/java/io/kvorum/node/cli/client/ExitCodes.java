@@ -1,4 +1,4 @@
-package io.kvorum.node.cli.admin;
+package io.kvorum.node.cli.client;
 
 /** The exit codes of {@code kvorum-node} and its sub-commands. */
 public final class ExitCodes {
