@@ -256,25 +256,31 @@ class ArchitectureTest {
 
   @Test
   void operatorCommandsKnowTheApiAlone() {
-    check(
-        classes()
-            .that()
-            .resideInAnyPackage(NODE + ".cli.admin..", NODE + ".cli.client..")
-            .should()
-            .onlyDependOnClassesThat()
-            .resideInAnyPackage(
-                NODE + ".cli.admin..",
-                NODE + ".cli.client..",
-                "io.kvorum.api..",
-                "java..",
-                "javax.net.ssl..",
-                "picocli..",
-                "com.fasterxml.jackson..")
-            .as("the operator's and data commands are HTTP clients of a node, not parts of one"));
+    for (String commands : new String[] {"cli.admin", "cli.data", "cli.client"}) {
+      check(
+          classes()
+              .that()
+              .resideInAPackage(NODE + "." + commands + "..")
+              .should()
+              .onlyDependOnClassesThat()
+              .resideInAnyPackage(
+                  NODE + "." + commands + "..",
+                  NODE + ".cli.client..",
+                  "io.kvorum.api..",
+                  "java..",
+                  "javax.net.ssl..",
+                  "picocli..",
+                  "com.fasterxml.jackson..")
+              .as("the operator's and data commands are HTTP clients of a node, not parts of one"));
+    }
     check(
         noClasses()
             .that()
-            .resideInAnyPackage(NODE + ".cli.admin..", NODE + ".cli.client..", NODE + ".cli.load..")
+            .resideInAnyPackage(
+                NODE + ".cli.admin..",
+                NODE + ".cli.data..",
+                NODE + ".cli.client..",
+                NODE + ".cli.load..")
             .should()
             .dependOnClassesThat()
             .belongToAnyOf(

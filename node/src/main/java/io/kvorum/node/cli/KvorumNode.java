@@ -1,15 +1,15 @@
 package io.kvorum.node.cli;
 
 import io.kvorum.node.cli.admin.DecommissionCommand;
-import io.kvorum.node.cli.admin.DeleteCommand;
-import io.kvorum.node.cli.admin.GetCommand;
-import io.kvorum.node.cli.admin.PutCommand;
 import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.RepairCommand;
-import io.kvorum.node.cli.admin.ScanCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.data.DeleteCommand;
+import io.kvorum.node.cli.data.GetCommand;
+import io.kvorum.node.cli.data.PutCommand;
+import io.kvorum.node.cli.data.ScanCommand;
 import io.kvorum.node.cli.load.LoadCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;

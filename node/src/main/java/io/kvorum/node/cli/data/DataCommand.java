@@ -1,4 +1,4 @@
-package io.kvorum.node.cli.admin;
+package io.kvorum.node.cli.data;
 
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
