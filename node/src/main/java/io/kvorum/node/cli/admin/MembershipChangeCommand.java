@@ -109,7 +109,7 @@ abstract class MembershipChangeCommand implements Callable<Integer> {
             + ": "
             + who(name)
             + " answered "
-            + NodeConnection.describe(answer.status(), body));
+            + NodeConnection.describe(answer));
     return ExitCodes.FAILURE;
   }
 

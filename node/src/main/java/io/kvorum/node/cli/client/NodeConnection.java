@@ -60,7 +60,7 @@ public final class NodeConnection implements AutoCloseable {
   }
 
   /** {@code document} (maps, lists, strings, numbers, booleans, nulls) as a tree. */
-  public static JsonNode tree(Map<String, Object> document) {
+  private static JsonNode tree(Map<String, Object> document) {
     return JSON.valueToTree(document);
   }
 
@@ -72,8 +72,7 @@ public final class NodeConnection implements AutoCloseable {
     return describe(answer.status(), problem(answer));
   }
 
-  /** The status and, from {@code body}, a problem's title and detail. */
-  public static String describe(int status, JsonNode body) {
+  private static String describe(int status, JsonNode body) {
     StringBuilder text = new StringBuilder().append(status);
     if (body != null && body.hasNonNull("title")) {
       text.append(' ').append(body.path("title").asText());
@@ -97,7 +96,7 @@ public final class NodeConnection implements AutoCloseable {
   }
 
   /** Why no answer came from a node, in a few words. */
-  public static String reason(UncheckedIOException e, Duration timeout) {
+  private static String reason(UncheckedIOException e, Duration timeout) {
     // The client's own message names the request and every node asked: the cause says why.
     Throwable why = e.getCause() == null ? e : e.getCause();
     if (inChain(why, HttpTimeoutException.class)) {
