@@ -66,6 +66,7 @@ public final class AntiEntropy implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final LongSupplier nowMillis;
   private final RepairRate rate;
+  private final LongSupplier nanoTime;
   private final RepairMetrics metrics;
   private final PeerRepairs repairs;
   private final ExchangeAnswers answers;
@@ -86,6 +87,7 @@ public final class AntiEntropy implements AutoCloseable {
    * @param storage the node's storage, through the {@link TreeKeepingStorageEngine} that feeds
    *     {@code trees}
    * @param nowMillis the node's time for rounds, comparable with record versions (its clock)
+   * @param nanoTime monotonic time, as {@code timer} keeps it (a simulation's virtual time)
    */
   public AntiEntropy(
       HashTrees trees,
@@ -94,6 +96,7 @@ public final class AntiEntropy implements AutoCloseable {
       Settings settings,
       ScheduledExecutorService timer,
       LongSupplier nowMillis,
+      LongSupplier nanoTime,
       MeterRegistry registry) {
     this.trees = trees;
     this.storage = storage;
@@ -102,7 +105,8 @@ public final class AntiEntropy implements AutoCloseable {
     this.settings = settings;
     this.timer = timer;
     this.nowMillis = nowMillis;
-    this.rate = new RepairRate(settings.bytesPerSecond(), timer);
+    this.nanoTime = nanoTime;
+    this.rate = new RepairRate(settings.bytesPerSecond(), timer, nanoTime);
     this.metrics = new RepairMetrics(registry);
     this.repairs = new PeerRepairs(peers, registry);
     this.answers = new ExchangeAnswers(storage, rate, metrics);
@@ -132,7 +136,7 @@ public final class AntiEntropy implements AutoCloseable {
   }
 
   private CompletableFuture<Void> build(HashTrees trees, CompletableFuture<Void> built) {
-    long startedAt = System.nanoTime();
+    long startedAt = nanoTime.getAsLong();
     Batches.forEach(
             storage.scan(EVERYTHING),
             REBUILD_BATCH,
@@ -152,7 +156,7 @@ public final class AntiEntropy implements AutoCloseable {
               log.info(
                   "hash trees built over {} records in {} ms",
                   trees.records(),
-                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+                  TimeUnit.NANOSECONDS.toMillis(nanoTime.getAsLong() - startedAt));
               built.complete(null);
               boolean asked;
               boolean roundRunning;
@@ -209,7 +213,7 @@ public final class AntiEntropy implements AutoCloseable {
       running = true;
       requested = false;
     }
-    runExchanges(peers, nowMillis.getAsLong(), System.nanoTime(), generation.get(), 0);
+    runExchanges(peers, nowMillis.getAsLong(), nanoTime.getAsLong(), generation.get(), 0);
   }
 
   /**
@@ -232,7 +236,8 @@ public final class AntiEntropy implements AutoCloseable {
         .whenComplete(
             (failed, error) -> {
               List<NodeId> left = error == null ? failed : which;
-              long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+              long elapsedMillis =
+                  TimeUnit.NANOSECONDS.toMillis(nanoTime.getAsLong() - startedNanos);
               long untilNextRound = Math.max(0, settings.interval().toMillis() - elapsedMillis);
               Duration took = Duration.ofMillis(elapsedMillis);
               if (left.isEmpty() && ofGeneration == generation.get()) {
@@ -289,7 +294,7 @@ public final class AntiEntropy implements AutoCloseable {
     if (!peers.contains(peer)) {
       return exchangeAll(which, index + 1, failed); // no longer a member
     }
-    long startedNanos = System.nanoTime();
+    long startedNanos = nanoTime.getAsLong();
     CompletableFuture<PeerExchange.Outcome> exchange;
     try {
       exchange = new PeerExchange(peer, trees, storage, transport, rate, metrics).run();
@@ -311,7 +316,7 @@ public final class AntiEntropy implements AutoCloseable {
   /** Notes how the exchange with {@code peer} that started at {@code startedNanos} went. */
   private void recordExchange(
       NodeId peer, PeerExchange.Outcome outcome, Throwable error, long startedNanos) {
-    Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+    Duration took = Duration.ofNanos(nanoTime.getAsLong() - startedNanos);
     metrics.exchange(peer.value(), error == null ? "ok" : "error", took);
     if (error != null) {
       String reason = Failures.rootMessage(error);

@@ -1,7 +1,6 @@
 package io.kvorum.node.antientropy;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -25,7 +24,11 @@ public final class RepairRate {
     this(bytesPerSecond, timer, System::nanoTime);
   }
 
-  RepairRate(long bytesPerSecond, ScheduledExecutorService timer, LongSupplier nanoTime) {
+  /**
+   * @param timer keeps the waits
+   * @param nanoTime monotonic time, as {@code timer} keeps it (a simulation's virtual time)
+   */
+  public RepairRate(long bytesPerSecond, ScheduledExecutorService timer, LongSupplier nanoTime) {
     if (bytesPerSecond <= 0) {
       throw new IllegalArgumentException("the repair rate must be positive: " + bytesPerSecond);
     }
@@ -60,7 +63,8 @@ public final class RepairRate {
     if (wait == 0) {
       return CompletableFuture.completedFuture(null);
     }
-    Executor later = CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS, timer);
-    return CompletableFuture.runAsync(() -> {}, later);
+    CompletableFuture<Void> permitted = new CompletableFuture<>();
+    timer.schedule(() -> permitted.complete(null), wait, TimeUnit.NANOSECONDS);
+    return permitted;
   }
 }

@@ -134,7 +134,7 @@ public final class HybridLogicalClock implements Clock {
    * Completes once this clock's versions are within the max forward drift (the max clock offset) of
    * its wall clock, at the latest after {@code limit}: after a quick restart the clock resumes from
    * its persisted ceiling, up to a ceiling window ahead, and peers refuse versions that far ahead.
-   * Checks every 20 ms on {@code timers}; never completes exceptionally.
+   * Checks every 20 ms on {@code timers}, which also keep the limit; never completes exceptionally.
    */
   public CompletableFuture<Void> settled(ScheduledExecutorService timers, Duration limit) {
     CompletableFuture<Void> settled = new CompletableFuture<>();
@@ -148,9 +148,13 @@ public final class HybridLogicalClock implements Clock {
             0,
             20,
             TimeUnit.MILLISECONDS);
-    return settled
-        .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete((ok, error) -> poll.cancel(false));
+    ScheduledFuture<?> giveUp =
+        timers.schedule(() -> settled.complete(null), limit.toMillis(), TimeUnit.MILLISECONDS);
+    return settled.whenComplete(
+        (ok, error) -> {
+          poll.cancel(false);
+          giveUp.cancel(false);
+        });
   }
 
   /** Persists a fresh ceiling when the current one is less than half a window ahead. */

@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -46,23 +47,27 @@ import java.util.stream.Collectors;
  * <p>Each phase goes to the acceptors as a plain write goes to its replicas ({@link QuorumCall}),
  * within the same request deadline ({@link RequestDeadline}). A round that loses to another
  * proposer's ballot is retried after a jittered, exponentially growing pause (Resilience4j's {@link
- * IntervalFunction}), with a ballot above the one it lost to, for as long as the request timeout
- * allows; then, and when a round cannot tell whether an earlier round of the same write was chosen,
- * the write fails as a timeout does (504: it may or may not have applied). A round that too many
- * acceptors failed is answered as a plain write would be, by the failure table ({@link
- * FailureKind}): failures not worth retrying that the acceptors share (a full disk: 507) at once,
- * the others retried. A refusal (412) is answered only after a quorum accepted the current value
- * again and it was committed, so it is as linearizable as a success.
+ * IntervalFunction}, jittered from the given randomness), with a ballot above the one it lost to,
+ * for as long as the request timeout allows; then, and when a round cannot tell whether an earlier
+ * round of the same write was chosen, the write fails as a timeout does (504: it may or may not
+ * have applied). A round that too many acceptors failed is answered as a plain write would be, by
+ * the failure table ({@link FailureKind}): failures not worth retrying that the acceptors share (a
+ * full disk: 507) at once, the others retried. A refusal (412) is answered only after a quorum
+ * accepted the current value again and it was committed, so it is as linearizable as a success.
  */
 public final class ConditionalWriteCoordinator {
+  /** Exponential from 2 ms to 100 ms; each pause jittered to between half and one and a half. */
   private static final IntervalFunction BACK_OFF =
-      IntervalFunction.ofExponentialRandomBackoff(2, 2.0, 0.5, 100);
+      IntervalFunction.ofExponentialBackoff(2, 2.0, 100);
+
+  private static final double JITTER = 0.5;
 
   private final Membership membership;
   private final Acceptors paxos;
   private final Commit writes;
   private final Clock clock;
   private final RequestDeadline deadline;
+  private final DoubleSupplier random;
   private final PaxosMetrics metrics;
 
   /** How a chosen value becomes an ordinary record: the plain write path. */
@@ -75,6 +80,8 @@ public final class ConditionalWriteCoordinator {
   /**
    * @param commit writes a chosen value as an ordinary record
    * @param deadline the request deadline of plain writes, and its timers
+   * @param random uniform in [0, 1): the jitter of the back-off between rounds (seeded in a
+   *     simulation)
    */
   public ConditionalWriteCoordinator(
       Membership membership,
@@ -82,12 +89,14 @@ public final class ConditionalWriteCoordinator {
       Commit commit,
       Clock clock,
       RequestDeadline deadline,
+      DoubleSupplier random,
       MeterRegistry registry) {
     this.membership = membership;
     this.paxos = acceptors;
     this.writes = commit;
     this.clock = clock;
     this.deadline = deadline;
+    this.random = random;
     this.metrics = new PaxosMetrics(registry);
   }
 
@@ -106,7 +115,7 @@ public final class ConditionalWriteCoordinator {
             write,
             quorum,
             deadline.scheduler(),
-            System.nanoTime() + deadline.timeout().toNanos());
+            deadline.nanoTime() + deadline.timeout().toNanos());
     attempts.start();
     // Counted before the caller sees the answer, so a client that saw it finds it counted.
     return attempts.result.whenComplete((written, error) -> metrics.ended(error));
@@ -154,9 +163,9 @@ public final class ConditionalWriteCoordinator {
     }
 
     void start() {
-      long left = deadlineNanos - System.nanoTime();
-      ScheduledFuture<?> deadline = timer.schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
-      result.whenComplete((done, error) -> deadline.cancel(false));
+      long left = deadlineNanos - deadline.nanoTime();
+      ScheduledFuture<?> timeout = timer.schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
+      result.whenComplete((done, error) -> timeout.cancel(false));
       round();
     }
 
@@ -345,8 +354,9 @@ public final class ConditionalWriteCoordinator {
 
     private void retry(Round round) {
       round.proposedWrite().ifPresent(earlier::add);
-      long pause = TimeUnit.MILLISECONDS.toNanos(BACK_OFF.apply(++attempt));
-      if (System.nanoTime() + pause >= deadlineNanos) {
+      double jitter = 1 - JITTER + 2 * JITTER * random.getAsDouble();
+      long pause = (long) (TimeUnit.MILLISECONDS.toNanos(BACK_OFF.apply(++attempt)) * jitter);
+      if (deadline.nanoTime() + pause >= deadlineNanos) {
         return; // the timer answers 504 at the deadline
       }
       timer.schedule(this::round, pause, TimeUnit.NANOSECONDS);

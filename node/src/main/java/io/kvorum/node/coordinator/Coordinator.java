@@ -22,8 +22,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Supplier;
+import java.util.function.DoubleSupplier;
 
 /**
  * What a client request needs from the cluster: versioned writes and deletes, conditional ones
@@ -42,9 +41,10 @@ public final class Coordinator {
 
   /**
    * @param offsets whether this node's clock may version writes
-   * @param requestTimeout how long a request waits for its quorum
-   * @param timeoutScheduler called on the thread that starts a request: the scheduler that keeps
-   *     its timeout (cheapest on the thread itself when that is an event loop)
+   * @param deadline how long a request waits for its quorum, and the scheduler that keeps its
+   *     timeout, asked on the thread that starts it (cheapest on that thread when it is an event
+   *     loop)
+   * @param random uniform in [0, 1): the jitter of conditional writes' back-off
    * @param replicationFactor copies of a key when a request does not say
    */
   public Coordinator(
@@ -54,15 +54,15 @@ public final class Coordinator {
       HintedHandoff handoff,
       Clock clock,
       ClockOffsets offsets,
-      Duration requestTimeout,
-      Supplier<ScheduledExecutorService> timeoutScheduler,
+      RequestDeadline deadline,
+      DoubleSupplier random,
       MeterRegistry registry,
       int replicationFactor) {
     this.membership = membership;
     this.replicationFactor = replicationFactor;
     this.clock = clock;
     this.offsets = offsets;
-    RequestDeadline deadline = new RequestDeadline(requestTimeout, timeoutScheduler);
+    Duration requestTimeout = deadline.timeout();
     this.writes =
         new WriteCoordinator(
             membership,
@@ -73,7 +73,7 @@ public final class Coordinator {
             requestTimeout.dividedBy(2));
     this.conditionalWrites =
         new ConditionalWriteCoordinator(
-            membership, acceptors, writes::write, clock, deadline, registry);
+            membership, acceptors, writes::write, clock, deadline, random, registry);
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);

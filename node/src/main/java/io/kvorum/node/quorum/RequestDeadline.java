@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -24,19 +25,35 @@ public final class RequestDeadline {
   private final Duration timeout;
   private final TimeLimiter limiter;
   private final Supplier<ScheduledExecutorService> schedulers;
+  private final LongSupplier nanoTime;
 
   public RequestDeadline(Duration timeout, Supplier<ScheduledExecutorService> schedulers) {
+    this(timeout, schedulers, System::nanoTime);
+  }
+
+  /**
+   * @param schedulers called on the thread that starts a request: the scheduler of its timers
+   * @param nanoTime monotonic time, as the schedulers keep it (a simulation's virtual time)
+   */
+  public RequestDeadline(
+      Duration timeout, Supplier<ScheduledExecutorService> schedulers, LongSupplier nanoTime) {
     this.timeout = timeout;
     this.limiter =
         TimeLimiter.of(
             "request",
             TimeLimiterConfig.custom().timeoutDuration(timeout).cancelRunningFuture(false).build());
     this.schedulers = schedulers;
+    this.nanoTime = nanoTime;
   }
 
   /** How long a request waits for its replicas. */
   public Duration timeout() {
     return timeout;
+  }
+
+  /** Monotonic time now, as the schedulers keep it. */
+  public long nanoTime() {
+    return nanoTime.getAsLong();
   }
 
   /** The scheduler for the timers of a request started on this thread. */

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -27,18 +29,22 @@ public final class CatchUp {
   private CatchUp() {}
 
   /**
-   * Completes (never exceptionally) when catch-up is over, at the latest after {@code limit}.
+   * Completes (never exceptionally) when catch-up is over, at the latest after {@code limit}, kept
+   * on {@code timer} (each hello also has the transport's catch-up deadline).
    *
    * @param greeted told of each peer that answered the hello
    */
   public static CompletableFuture<Void> run(
-      Topology topology, PeerTransport transport, Duration limit, Consumer<NodeId> greeted) {
+      Topology topology,
+      PeerTransport transport,
+      Duration limit,
+      Consumer<NodeId> greeted,
+      ScheduledExecutorService timer) {
     List<CompletableFuture<Void>> hellos = new ArrayList<>();
     for (Member peer : topology.peers()) {
       hellos.add(
           transport
               .call(peer.id(), CatchUpProtocol.HELLO, topology.self())
-              .orTimeout(limit.toMillis(), TimeUnit.MILLISECONDS)
               .handle(
                   (delivered, error) -> {
                     if (error == null) {
@@ -51,7 +57,11 @@ public final class CatchUp {
                     return null;
                   }));
     }
-    return CompletableFuture.allOf(hellos.toArray(CompletableFuture[]::new))
-        .completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS);
+    CompletableFuture<Void> over = new CompletableFuture<>();
+    CompletableFuture.allOf(hellos.toArray(CompletableFuture[]::new))
+        .whenComplete((done, error) -> over.complete(null));
+    ScheduledFuture<?> limited =
+        timer.schedule(() -> over.complete(null), limit.toMillis(), TimeUnit.MILLISECONDS);
+    return over.whenComplete((done, error) -> limited.cancel(false));
   }
 }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -99,20 +100,31 @@ public final class HintedHandoff {
   private final Counter notStored;
   private final Counter droppedByClock;
 
+  private final ScheduledExecutorService timer;
+  private final LongSupplier nanoTime;
+
   /** On a full disk every hint fails to be stored: logged when that starts and ends. */
   private final FailureStreak storeFailures = new FailureStreak();
 
+  /**
+   * @param timer keeps the pauses between the passes of a welcome
+   * @param nanoTime monotonic time, as {@code timer} keeps it (a simulation's virtual time)
+   */
   public HintedHandoff(
       HintStore store,
       PeerTransport transport,
       LongSupplier wallMillis,
       Settings settings,
       List<NodeId> peers,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      ScheduledExecutorService timer,
+      LongSupplier nanoTime) {
     this.store = store;
     this.transport = transport;
     this.wallMillis = wallMillis;
     this.settings = settings;
+    this.timer = timer;
+    this.nanoTime = nanoTime;
     this.stored =
         counter(
             registry, "kvorum.hints.stored", "hints stored for replicas that missed a write", null);
@@ -201,7 +213,7 @@ public final class HintedHandoff {
    *     pending at the welcome limit
    */
   public CompletableFuture<Long> welcome(NodeId peer) {
-    return handOver(peer, System.nanoTime() + settings.welcomeLimit().toNanos(), 0, FIRST_PAUSE)
+    return handOver(peer, nanoTime.getAsLong() + settings.welcomeLimit().toNanos(), 0, FIRST_PAUSE)
         .whenComplete(
             (delivered, error) -> {
               if (error != null) {
@@ -223,20 +235,19 @@ public final class HintedHandoff {
               if (pass.drained()) {
                 return CompletableFuture.completedFuture(total);
               }
-              if (System.nanoTime() + pause.toNanos() > deadlineNanos) {
+              if (nanoTime.getAsLong() + pause.toNanos() > deadlineNanos) {
                 return CompletableFuture.failedFuture(stillPending(peer, pass.stoppedBy()));
               }
               Duration next = pause.multipliedBy(2);
-              return CompletableFuture.runAsync(
-                      () -> {},
-                      CompletableFuture.delayedExecutor(pause.toMillis(), TimeUnit.MILLISECONDS))
-                  .thenCompose(
-                      ignored ->
-                          handOver(
-                              peer,
-                              deadlineNanos,
-                              total,
-                              next.compareTo(LONGEST_PAUSE) < 0 ? next : LONGEST_PAUSE));
+              CompletableFuture<Void> paused = new CompletableFuture<>();
+              timer.schedule(() -> paused.complete(null), pause.toNanos(), TimeUnit.NANOSECONDS);
+              return paused.thenCompose(
+                  ignored ->
+                      handOver(
+                          peer,
+                          deadlineNanos,
+                          total,
+                          next.compareTo(LONGEST_PAUSE) < 0 ? next : LONGEST_PAUSE));
             });
   }
 

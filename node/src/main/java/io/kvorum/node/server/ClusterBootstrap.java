@@ -37,7 +37,9 @@ public final class ClusterBootstrap {
                     resources.registry()),
                 ResilientPeerTransport.MAX_CALLS_IN_FLIGHT_PER_PEER,
                 ResilientPeerTransport.BREAKER_OPEN_FOR,
-                resources.registry()));
+                resources.registry(),
+                resources.nanoTime(),
+                resources.platformThreads()));
     return over(config, storage, transport, resources);
   }
 
@@ -58,7 +60,7 @@ public final class ClusterBootstrap {
             peers(self, membership.state()),
             pings,
             storage.clock(),
-            System::nanoTime,
+            resources.nanoTime(),
             config.maxClockOffset(),
             resources.registry());
     membership.onChange(changed -> offsets.members(peers(self, changed)));

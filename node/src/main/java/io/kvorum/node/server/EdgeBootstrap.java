@@ -11,6 +11,7 @@ import io.kvorum.node.core.Failures;
 import io.kvorum.node.gateway.GatewaySettings;
 import io.kvorum.node.gateway.HttpGateway;
 import io.kvorum.node.gateway.NodeStatus;
+import io.kvorum.node.quorum.RequestDeadline;
 import io.kvorum.node.replica.LocalReplicas;
 import io.kvorum.node.replica.Replicas;
 import java.io.UncheckedIOException;
@@ -98,6 +99,23 @@ public final class EdgeBootstrap {
     return new NodeEdge(coordinator, admin, gateway, address);
   }
 
+  /**
+   * The coordinator and the cluster administration for clients in the same process, with no HTTP
+   * port (a simulation's).
+   */
+  public static NodeEdge inProcess(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeCluster cluster,
+      NodeReplication replication,
+      NodeResources resources) {
+    return new NodeEdge(
+        coordinator(config, storage, cluster, replication, resources),
+        admin(config, cluster, replication),
+        null,
+        null);
+  }
+
   /** The data operations of client requests, coordinated by this node. */
   public static Coordinator coordinator(
       NodeConfig config,
@@ -112,8 +130,9 @@ public final class EdgeBootstrap {
         replication.handoff(),
         storage.clock(),
         cluster.offsets(),
-        config.requestTimeout(),
-        resources.requestTimeouts(),
+        new RequestDeadline(
+            config.requestTimeout(), resources.requestTimeouts(), resources.nanoTime()),
+        resources.random(),
         resources.registry(),
         config.membership().replicationFactor());
   }

@@ -5,6 +5,8 @@ import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.coordinator.ClusterAdmin;
+import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.replication.CatchUp;
@@ -42,9 +44,9 @@ public final class KvorumServer implements AutoCloseable {
   private NodeEdge edge;
   private CompletableFuture<Void> caughtUp;
 
-  private KvorumServer(NodeConfig config, Threading threading) {
+  private KvorumServer(NodeConfig config, Threading threading, Scheduling scheduling) {
     this.config = config;
-    this.resources = new NodeResources(config, threading);
+    this.resources = new NodeResources(config, threading, scheduling);
   }
 
   /**
@@ -73,6 +75,8 @@ public final class KvorumServer implements AutoCloseable {
     private Interconnect interconnect = Interconnect.GRPC;
     private Threading threading;
     private LongSupplier wallClock;
+    private Scheduling scheduling = Scheduling.PLATFORM;
+    private boolean http = true;
 
     private Builder(NodeConfig config) {
       this.config = config;
@@ -102,13 +106,31 @@ public final class KvorumServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The threads and monotonic time the node runs on (default: production's platform threads); a
+     * simulation's runs the whole node on its one thread in virtual time.
+     */
+    public Builder scheduling(Scheduling choice) {
+      this.scheduling = choice;
+      return this;
+    }
+
+    /**
+     * A node that serves no HTTP port: its clients are in the same process and call its {@link
+     * KvorumServer#coordinator()} and {@link KvorumServer#admin()} (a simulation's clients).
+     */
+    public Builder withoutHttp() {
+      this.http = false;
+      return this;
+    }
+
     /** Starts the node as {@link KvorumServer#start(NodeConfig)} does, on the parts chosen. */
     public KvorumServer start() {
       KvorumServer node =
           new KvorumServer(
-              config, threading != null ? threading : Threading.fromSystemProperties());
+              config, threading != null ? threading : Threading.fromSystemProperties(), scheduling);
       try {
-        node.assemble(storage, interconnect, wallClock);
+        node.assemble(storage, interconnect, wallClock, http);
         return node;
       } catch (RuntimeException e) {
         node.resources.close();
@@ -117,22 +139,30 @@ public final class KvorumServer implements AutoCloseable {
     }
   }
 
-  private void assemble(StorageFactory factory, Interconnect interconnect, LongSupplier wall) {
+  private void assemble(
+      StorageFactory factory, Interconnect interconnect, LongSupplier wall, boolean http) {
     NodeSecurity security = SecurityBootstrap.load(config, resources);
     NodeStorage storage =
         StorageBootstrap.open(
             config, factory, wall != null ? wall : WallClock.fromSystemProperties(), resources);
-    resources.bindProcessMetrics(storage.dataDir());
+    if (resources.platformThreads()) {
+      // The JVM's and the process's: not a simulated node's, which shares them with many.
+      resources.bindProcessMetrics(storage.dataDir());
+    }
     log.info("node {} runs kvorum {}", config.nodeId(), Release.version());
     log.info("node {} hands work between threads so: {}", config.nodeId(), resources.threading());
-    resources.startEventLoops();
+    if (resources.platformThreads()) {
+      resources.startEventLoops();
+    }
     cluster = ClusterBootstrap.connect(config, storage, security, interconnect, resources);
     replication = ReplicationBootstrap.build(config, storage, cluster, resources);
     EdgeBootstrap.servePeers(config, storage, security, replication, interconnect, resources);
     startBackgroundWork(storage, security);
     edge =
-        EdgeBootstrap.serveClients(
-            config, storage, security, cluster, replication, resources, ready::get);
+        http
+            ? EdgeBootstrap.serveClients(
+                config, storage, security, cluster, replication, resources, ready::get)
+            : EdgeBootstrap.inProcess(config, storage, cluster, replication, resources);
     caughtUp = readiness(storage);
   }
 
@@ -189,7 +219,8 @@ public final class KvorumServer implements AutoCloseable {
                 storage.clusterState().topology(config.nodeId()),
                 cluster.transport(),
                 catchUpTimeout,
-                replication.handoff()::welcome),
+                replication.handoff()::welcome,
+                resources.timers()),
             joined,
             // A node started in another zone than the cluster has it in moves first (SPEC §3).
             replication.changes().settleZone(zone),
@@ -206,9 +237,19 @@ public final class KvorumServer implements AutoCloseable {
             });
   }
 
-  /** The address the HTTP API listens on. */
+  /** The address the HTTP API listens on; null for a node {@link Builder#withoutHttp}. */
   public InetSocketAddress httpAddress() {
     return edge.httpAddress();
+  }
+
+  /** The node's coordinator of client requests, as its HTTP edge calls it. */
+  public Coordinator coordinator() {
+    return edge.coordinator();
+  }
+
+  /** What operators ask of the cluster through this node, as its HTTP edge calls it. */
+  public ClusterAdmin admin() {
+    return edge.admin();
   }
 
   public NodeConfig config() {
@@ -248,7 +289,7 @@ public final class KvorumServer implements AutoCloseable {
     }
     log.info("node {} shutting down", config.nodeId());
     ready.set(false);
-    if (edge != null && !edge.gateway().drain(config.shutdownGrace())) {
+    if (edge != null && edge.gateway() != null && !edge.gateway().drain(config.shutdownGrace())) {
       log.warn("{} requests still in flight after the shutdown grace", edge.gateway().inFlight());
     }
     deliverHintsBeforeStopping();

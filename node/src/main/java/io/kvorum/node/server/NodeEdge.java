@@ -10,8 +10,10 @@ import java.net.InetSocketAddress;
  *
  * @param coordinator the data operations of client requests
  * @param admin what operators ask of the cluster
- * @param gateway the HTTP edge, serving clients on {@code httpAddress}
- * @param httpAddress the address the HTTP API listens on (its real port when 0 was asked)
+ * @param gateway the HTTP edge, serving clients on {@code httpAddress}; null for a node whose
+ *     clients are in its process
+ * @param httpAddress the address the HTTP API listens on (its real port when 0 was asked); null
+ *     without a gateway
  */
 public record NodeEdge(
     Coordinator coordinator,

@@ -22,15 +22,14 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +45,7 @@ public final class NodeResources implements AutoCloseable {
 
   private final NodeConfig config;
   private final Threading threading;
+  private final Scheduling scheduling;
   private final PrometheusMeterRegistry registry;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private EventLoops httpLoops;
@@ -57,11 +57,18 @@ public final class NodeResources implements AutoCloseable {
   private final Set<CompletableFuture<?>> periodicInFlight = ConcurrentHashMap.newKeySet();
 
   /**
-   * Resources for a node of {@code config} handing work between threads as {@code threading} says.
+   * Resources for a node of {@code config} handing work between threads as {@code threading} says,
+   * on production's threads.
    */
   public NodeResources(NodeConfig config, Threading threading) {
+    this(config, threading, Scheduling.PLATFORM);
+  }
+
+  /** Resources whose threads and monotonic time come from {@code scheduling}. */
+  public NodeResources(NodeConfig config, Threading threading, Scheduling scheduling) {
     this.config = config;
     this.threading = threading;
+    this.scheduling = scheduling;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("node", config.nodeId().value());
     Zone zone = config.membership().zone();
@@ -83,6 +90,21 @@ public final class NodeResources implements AutoCloseable {
   /** How the node hands work between threads. */
   public Threading threading() {
     return threading;
+  }
+
+  /** Monotonic time as the node reads it: production's, or a simulation's virtual time. */
+  public LongSupplier nanoTime() {
+    return scheduling::nanoTime;
+  }
+
+  /** The node's chance, uniform in [0, 1): production's, or a simulation's seeded one. */
+  public DoubleSupplier random() {
+    return scheduling::random;
+  }
+
+  /** Whether the node may start threads of libraries (event loops, breakers' timers). */
+  public boolean platformThreads() {
+    return scheduling.platformThreads();
   }
 
   /** Closes {@code resource} when the node closes, before everything started earlier. */
@@ -151,15 +173,7 @@ public final class NodeResources implements AutoCloseable {
   public ExecutorService storageThreads() {
     if (storageThreads == null) {
       NodeConfig.Storage s = config.storage();
-      ThreadPoolExecutor executor =
-          new ThreadPoolExecutor(
-              s.threads(),
-              s.threads(),
-              0,
-              TimeUnit.MILLISECONDS,
-              new ArrayBlockingQueue<>(s.queueSize()),
-              Thread.ofPlatform().name("kvorum-storage-", 1).daemon().factory(),
-              new ThreadPoolExecutor.AbortPolicy());
+      ExecutorService executor = scheduling.storage("kvorum-storage-", s.threads(), s.queueSize());
       storageThreads = ExecutorServiceMetrics.monitor(registry, executor, "storage", "kvorum");
       ExecutorService stopping = storageThreads;
       closeOnStop(() -> stop(stopping));
@@ -173,9 +187,7 @@ public final class NodeResources implements AutoCloseable {
    * on. A task still running when it stops is awaited up to 5 s.
    */
   public ScheduledExecutorService ownThread(String name) {
-    ScheduledExecutorService thread =
-        Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name(name).daemon().factory());
+    ScheduledExecutorService thread = scheduling.thread(name);
     closeOnStop(() -> stop(thread));
     return thread;
   }
@@ -188,9 +200,7 @@ public final class NodeResources implements AutoCloseable {
    */
   public ScheduledExecutorService timers() {
     if (timers == null) {
-      timers =
-          Executors.newSingleThreadScheduledExecutor(
-              Thread.ofPlatform().name("kvorum-timer-", 1).daemon().factory());
+      timers = scheduling.thread("kvorum-timer-1");
       ScheduledExecutorService stopping = timers;
       closeOnStop(
           () -> {

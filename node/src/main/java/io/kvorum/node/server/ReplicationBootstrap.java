@@ -68,6 +68,7 @@ public final class ReplicationBootstrap {
                 resources.timers(),
                 // Now, not the last version issued: that stands still while nothing is written.
                 () -> Math.max(clock.current().physicalMillis(), clock.wallMillis()),
+                resources.nanoTime(),
                 resources.registry()));
     followMembership(config.nodeId(), membership, treeKeeper, antiEntropy);
     MembershipService changes =
@@ -140,7 +141,9 @@ public final class ReplicationBootstrap {
                 replication.maxHintsPerPeer(),
                 replication.catchUpTimeout()),
             ClusterBootstrap.peers(config.nodeId(), cluster.membership().state()),
-            resources.registry());
+            resources.registry(),
+            resources.timers(),
+            resources.nanoTime());
     return handoff;
   }
 

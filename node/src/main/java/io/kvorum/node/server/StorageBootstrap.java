@@ -71,13 +71,13 @@ public final class StorageBootstrap {
   }
 
   /**
-   * Syncs a RocksDB engine's write-ahead log every interval of {@code --sync-writes INTERVAL} on a
-   * thread of its own ({@code kvorum-wal-sync}), stopped before the engine closes.
+   * Syncs the engine's write-ahead log every interval of {@code --sync-writes INTERVAL} on a thread
+   * of its own ({@code kvorum-wal-sync}), stopped before the engine closes.
    */
   private static void syncPeriodically(WalSync sync, LocalStorage local, NodeResources resources) {
-    if (sync.periodic() && local.records() instanceof RocksDbStorageEngine rocks) {
+    if (sync.periodic()) {
       WalSyncer.start(
-          rocks::syncWal,
+          local.records()::syncWal,
           sync.interval(),
           resources.ownThread("kvorum-wal-sync"),
           resources.registry());

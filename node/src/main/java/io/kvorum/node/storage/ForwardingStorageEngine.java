@@ -62,6 +62,11 @@ public abstract class ForwardingStorageEngine implements StorageEngine {
   }
 
   @Override
+  public boolean syncWal() {
+    return delegate.syncWal();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -94,6 +94,18 @@ public interface StorageEngine extends AutoCloseable {
   /** Figures for monitoring; cheap, callable from any thread. */
   StorageStats stats();
 
+  /**
+   * Syncs the write-ahead log (records, hints and acceptor states alike) if anything was written
+   * since the last sync this method made; whether it synced. Called every {@code --sync-writes
+   * INTERVAL} by one thread, off the event loops ({@link WalSyncer}). An engine that keeps no log
+   * of its own has nothing to sync.
+   *
+   * @throws io.kvorum.node.core.StorageException if the sync failed
+   */
+  default boolean syncWal() {
+    return false;
+  }
+
   /** Releases resources; pending operations may fail. Idempotent. */
   @Override
   void close();

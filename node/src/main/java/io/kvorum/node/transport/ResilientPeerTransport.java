@@ -15,7 +15,11 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.topology.Member;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
@@ -52,6 +57,8 @@ public final class ResilientPeerTransport implements PeerTransport {
   private final BulkheadRegistry bulkheads;
   private final MeterRegistry registry;
   private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
+  private final LongSupplier nanoTime;
+  private final boolean breakerThread;
 
   /**
    * @param maxCallsInFlight calls to one peer that may be in flight at once
@@ -59,8 +66,25 @@ public final class ResilientPeerTransport implements PeerTransport {
    */
   public ResilientPeerTransport(
       PeerTransport delegate, int maxCallsInFlight, Duration openFor, MeterRegistry registry) {
+    this(delegate, maxCallsInFlight, openFor, registry, System::nanoTime, true);
+  }
+
+  /**
+   * @param nanoTime monotonic time: the breakers' and the timers' (a simulation's virtual time)
+   * @param breakerThread whether an open breaker turns half-open on Resilience4j's own timer
+   *     thread; without it, it does so when a call or {@link #state} finds its pause over
+   */
+  public ResilientPeerTransport(
+      PeerTransport delegate,
+      int maxCallsInFlight,
+      Duration openFor,
+      MeterRegistry registry,
+      LongSupplier nanoTime,
+      boolean breakerThread) {
     this.delegate = delegate;
     this.registry = registry;
+    this.nanoTime = nanoTime;
+    this.breakerThread = breakerThread;
     this.breakers =
         CircuitBreakerRegistry.of(
             CircuitBreakerConfig.custom()
@@ -70,7 +94,8 @@ public final class ResilientPeerTransport implements PeerTransport {
                 .failureRateThreshold(50)
                 .waitDurationInOpenState(openFor)
                 .permittedNumberOfCallsInHalfOpenState(3)
-                .automaticTransitionFromOpenToHalfOpenEnabled(true)
+                .automaticTransitionFromOpenToHalfOpenEnabled(breakerThread)
+                .clock(new NanoClock(nanoTime))
                 .recordException(ResilientPeerTransport::notServing)
                 .build());
     this.bulkheads =
@@ -116,13 +141,20 @@ public final class ResilientPeerTransport implements PeerTransport {
       return ScanCursor.failed(unavailable(peer, "its circuit breaker is open"));
     }
     breaker.releasePermission();
-    return open.get().mapBatches(batch -> measured(peer, operation, batch, System.nanoTime()));
+    return open.get().mapBatches(batch -> measured(peer, operation, batch, nanoTime.getAsLong()));
   }
 
   @Override
   public PeerState state(NodeId peer) {
     PeerState underlying = delegate.state(peer);
-    CircuitBreaker.State circuit = breaker(peer).getState();
+    CircuitBreaker breaker = breaker(peer);
+    if (!breakerThread
+        && breaker.getState() == CircuitBreaker.State.OPEN
+        && breaker.tryAcquirePermission()) {
+      // Without the timer thread an open breaker turns half-open when asked after its pause.
+      breaker.releasePermission();
+    }
+    CircuitBreaker.State circuit = breaker.getState();
     boolean open =
         circuit == CircuitBreaker.State.OPEN || circuit == CircuitBreaker.State.FORCED_OPEN;
     return new PeerState(
@@ -161,7 +193,7 @@ public final class ResilientPeerTransport implements PeerTransport {
       bulkhead.onComplete();
       return count(peer, operation, "rejected", unavailable(peer, "its circuit breaker is open"));
     }
-    long start = System.nanoTime();
+    long start = nanoTime.getAsLong();
     CompletableFuture<T> result;
     try {
       result = call.get();
@@ -172,7 +204,7 @@ public final class ResilientPeerTransport implements PeerTransport {
         .whenComplete(
             (value, error) -> {
               bulkhead.onComplete();
-              long elapsed = System.nanoTime() - start;
+              long elapsed = nanoTime.getAsLong() - start;
               if (error == null) {
                 breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
               } else {
@@ -186,7 +218,7 @@ public final class ResilientPeerTransport implements PeerTransport {
     return result.whenComplete(
         (value, error) ->
             timer(peer, operation, error == null ? "ok" : "error")
-                .record(System.nanoTime() - start, TimeUnit.NANOSECONDS));
+                .record(nanoTime.getAsLong() - start, TimeUnit.NANOSECONDS));
   }
 
   private <T> CompletableFuture<T> count(
@@ -232,6 +264,30 @@ public final class ResilientPeerTransport implements PeerTransport {
   /** Whether a call's failure says the peer is not serving (not an answer of its own). */
   static boolean notServing(Throwable failure) {
     return FailureKind.of(failure).countsAgainstPeer();
+  }
+
+  /** Resilience4j's clock on {@code nanoTime}: its breakers' pauses in the node's time. */
+  private static final class NanoClock extends Clock {
+    private final LongSupplier nanoTime;
+
+    NanoClock(LongSupplier nanoTime) {
+      this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochSecond(0, nanoTime.getAsLong());
+    }
   }
 
   private static PeerUnavailableException unavailable(NodeId peer, String reason) {

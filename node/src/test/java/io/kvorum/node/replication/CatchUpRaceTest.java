@@ -149,7 +149,8 @@ class CatchUpRaceTest {
                 disk.config.topology(),
                 transport,
                 disk.config.replication().catchUpTimeout(),
-                handoff::welcome));
+                handoff::welcome,
+                parts.resources().timers()));
     running.add(incarnation);
     return incarnation;
   }

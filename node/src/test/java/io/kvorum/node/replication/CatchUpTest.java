@@ -11,6 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class CatchUpTest {
@@ -28,12 +31,18 @@ class CatchUpTest {
 
   private final ScriptedPeerTransport transport = new ScriptedPeerTransport();
   private final List<NodeId> greeted = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stopTimer() {
+    timer.shutdownNow();
+  }
 
   @Test
   void isOverOnlyOnceEveryPeerAnsweredItsHello() {
     transport.answer(N3, Outcome.HANG);
 
-    CompletableFuture<Void> caughtUp = CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add);
+    CompletableFuture<Void> caughtUp = CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add, timer);
 
     assertThat(caughtUp).as("n3 is still delivering the hints it holds").isNotDone();
     assertThat(transport.calls("hello")).extracting(c -> c.peer()).containsExactly(N2, N3);
@@ -46,7 +55,7 @@ class CatchUpTest {
   void aPeerWhoseHelloFailsIsSkippedAndNotGreeted() {
     transport.answer(N2, Outcome.FAIL);
 
-    assertThat(CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add)).succeedsWithin(WAIT);
+    assertThat(CatchUp.run(TOPOLOGY, transport, WAIT, greeted::add, timer)).succeedsWithin(WAIT);
 
     assertThat(greeted).containsExactly(N3);
   }
@@ -55,7 +64,7 @@ class CatchUpTest {
   void aPeerThatNeverAnswersHoldsReadinessBackOnlyUntilTheLimit() {
     transport.answer(N2, Outcome.HANG);
 
-    assertThat(CatchUp.run(TOPOLOGY, transport, Duration.ofMillis(200), greeted::add))
+    assertThat(CatchUp.run(TOPOLOGY, transport, Duration.ofMillis(200), greeted::add, timer))
         .succeedsWithin(WAIT);
 
     assertThat(greeted).containsExactly(N3);

@@ -27,10 +27,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class HintedHandoffTest {
@@ -44,13 +46,20 @@ class HintedHandoffTest {
   private final InMemoryHintStore store = new InMemoryHintStore();
   private final ScriptedPeerTransport transport = new ScriptedPeerTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final ScheduledExecutorService pauses = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stopPauses() {
+    pauses.shutdownNow();
+  }
 
   private HintedHandoff handoff(HintStore hints, Duration window, long maxPerPeer) {
     return handoff(hints, new HintedHandoff.Settings(window, maxPerPeer));
   }
 
   private HintedHandoff handoff(HintStore hints, HintedHandoff.Settings settings) {
-    return new HintedHandoff(hints, transport, wall::get, settings, List.of(N2, N3), registry);
+    return new HintedHandoff(
+        hints, transport, wall::get, settings, List.of(N2, N3), registry, pauses, System::nanoTime);
   }
 
   private HintedHandoff handoff() {

@@ -1,17 +1,10 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.node.clock.Clock;
-import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
-import io.kvorum.node.core.Failures;
-import io.kvorum.node.core.InvalidRequestException;
-import io.kvorum.node.core.KvorumException;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.core.OverloadedException;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.StorageException;
-import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.transport.CursorOperation;
@@ -113,7 +106,7 @@ final class InMemoryPeerTransport implements PeerTransport {
                       if (error == null) {
                         answer.complete(value);
                       } else {
-                        answer.completeExceptionally(arriving(peer, error));
+                        answer.completeExceptionally(PeerFailures.arriving(peer, error));
                       }
                     });
               });
@@ -126,23 +119,6 @@ final class InMemoryPeerTransport implements PeerTransport {
                     error instanceof TimeoutException
                         ? unavailable(peer, "no answer within " + timeout.toMillis() + " ms", error)
                         : error));
-  }
-
-  /** The peer's failure as the caller sees it: the table of the gRPC transport's WireEdge. */
-  private static KvorumException arriving(NodeId peer, Throwable error) {
-    return switch (Failures.unwrap(error)) {
-      case OverloadedException e -> e;
-      case InvalidRequestException e -> e;
-      case StorageException e when e.kind() == StorageException.Kind.NO_SPACE -> e;
-      case UnavailableException e -> e;
-      case ClockOffsetException e ->
-          new ClockOffsetException(
-              peer + " refused the write: " + e.getMessage(),
-              e.offsetMillis(),
-              e.maxOffsetMillis());
-      case Throwable e ->
-          new StorageException(StorageException.Kind.FAILURE, "a request to " + peer, null, e);
-    };
   }
 
   private <T> CompletableFuture<T> track(NodeId peer, CompletableFuture<T> answer) {

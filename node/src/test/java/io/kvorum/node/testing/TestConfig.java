@@ -36,6 +36,7 @@ public final class TestConfig {
   private NodeConfig.Address join;
   private Zone zone = Zone.NONE;
   private Duration settleTime;
+  private WalSync syncWrites = WalSync.OS;
 
   private TestConfig(Path dataDir) {
     this.dataDir = dataDir;
@@ -162,6 +163,12 @@ public final class TestConfig {
     return this;
   }
 
+  /** {@code --sync-writes}: when the write-ahead log is synced (tests: never, by default). */
+  public TestConfig syncWrites(WalSync sync) {
+    this.syncWrites = sync;
+    return this;
+  }
+
   public NodeConfig build() {
     Topology t = topology != null ? topology : Topology.single(id, "localhost", 9090);
     return new NodeConfig(
@@ -173,7 +180,7 @@ public final class TestConfig {
         requestTimeout,
         new NodeConfig.Limits(maxValueBytes, maxKeyBytes),
         new NodeConfig.Storage(
-            WalSync.OS,
+            syncWrites,
             storageThreads,
             storageQueue,
             8 << 20,

@@ -278,11 +278,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return submit("purge", null, () -> purger.purge(deadBeforeMillis, limit));
   }
 
-  /**
-   * Syncs the write-ahead log (records, hints and Paxos states alike) if anything was written since
-   * the last sync this method made; whether it synced. By one thread at a time, off the event loops
-   * ({@code --sync-writes INTERVAL}). Throws StorageException if the sync failed.
-   */
+  @Override
   public boolean syncWal() {
     return wal.sync();
   }
