@@ -322,7 +322,9 @@ public final class ConditionalWriteCoordinator {
         return CompletableFuture.completedFuture(null);
       }
       metrics.commit();
-      int from = acceptors.natural().size();
+      // On the value's own replicas: a value found and proposed again may have been written with a
+      // smaller from than this round's, and stays on its from nodes alone (SPEC §3).
+      int from = Math.min(acceptors.natural().size(), value.get().replicas());
       // A request that outlived a change which shrank the cluster below its ack commits to all.
       int ack = Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
       return writes

@@ -132,7 +132,7 @@ public final class Coordinator {
     }
     Version version = clock.now();
     return writes
-        .write(key, Record.tombstone(version, quorum.from()), quorum)
+        .write(key, Record.tombstone(version, tombstoneReplicas(quorum)), quorum)
         .thenApply(done -> version);
   }
 
@@ -174,7 +174,19 @@ public final class Coordinator {
 
   /** Deletes {@code key} if {@code condition} holds, as {@link #putIf} writes. */
   public CompletableFuture<Version> deleteIf(Key key, Condition condition, Quorum quorum) {
-    return conditionally(key, ConditionalWrite.delete(condition, quorum.from()), quorum);
+    return conditionally(
+        key, ConditionalWrite.delete(condition, tombstoneReplicas(quorum)), quorum);
+  }
+
+  /**
+   * The replicas a tombstone belongs on: at least the default {@code from}, however few the delete
+   * asked. A delete with a small {@code from} (1/1) of a key written to more replicas must not
+   * leave the other copies of the value to come back once the tombstone is purged: the tombstone
+   * spreads to them by anti-entropy and read repair as a record of theirs, and is purged only after
+   * that (docs/decisions/a-tombstone-covers-the-default-replicas.md).
+   */
+  private int tombstoneReplicas(Quorum quorum) {
+    return Math.max(quorum.from(), defaultFrom());
   }
 
   private CompletableFuture<Version> conditionally(Key key, ConditionalWrite write, Quorum quorum) {

@@ -36,14 +36,11 @@ public final class ReadCoordinator {
   }
 
   public CompletableFuture<Optional<Record>> read(Key key, Quorum quorum) {
+    List<NodeId> readers = membership.owners().readers(key, quorum.from());
     QuorumCall<Optional<Record>> call =
-        QuorumCall.fanOut(
-            quorum,
-            membership.owners().readers(key, quorum.from()),
-            node -> replicas.read(node, key),
-            (node, error) -> {});
+        QuorumCall.fanOut(quorum, readers, node -> replicas.read(node, key), (node, error) -> {});
     if (quorum.from() > 1) {
-      call.settled().thenAccept(answers -> repairer.repair(key, byNode(answers)));
+      call.settled().thenAccept(answers -> repairer.repair(key, readers, byNode(answers)));
     }
     return deadline.await(call).thenApply(ReadCoordinator::newest);
   }

@@ -6,6 +6,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.replica.Replicas;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -13,8 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Read repair: once every replica of a read has answered (or could not), the newest record among
- * the answers is written back, in the background, to each replica that answered with an older one
- * or none. Replicas that did not answer are left to hinted handoff and later reads.
+ * the answers is written back, in the background, to each of its own replicas that answered with an
+ * older one or none: the first {@link Record#replicas} of the key's ranking, which may be fewer
+ * than the read asked (a value written with {@code from=1} and read with {@code from=3} stays on
+ * its one node, SPEC §3). Replicas that did not answer are left to hinted handoff and later reads.
  */
 public final class ReadRepairer {
   private static final Logger log = LoggerFactory.getLogger(ReadRepairer.class);
@@ -29,13 +32,19 @@ public final class ReadRepairer {
             .register(registry);
   }
 
-  public void repair(Key key, Map<NodeId, Optional<Record>> answers) {
+  /**
+   * Repairs the replicas of {@code key} that answered {@code answers} to a read.
+   *
+   * @param ranking the nodes the read asked, in the key's ranking order
+   */
+  public void repair(Key key, List<NodeId> ranking, Map<NodeId, Optional<Record>> answers) {
     Record newest = Record.newest(answers.values()).orElse(null);
     if (newest == null) {
       return;
     }
+    List<NodeId> owners = ranking.subList(0, Math.min(ranking.size(), newest.replicas()));
     for (Map.Entry<NodeId, Optional<Record>> answer : answers.entrySet()) {
-      if (newest.supersedes(answer.getValue().orElse(null))) {
+      if (owners.contains(answer.getKey()) && newest.supersedes(answer.getValue().orElse(null))) {
         repairs.increment();
         NodeId stale = answer.getKey();
         replicas

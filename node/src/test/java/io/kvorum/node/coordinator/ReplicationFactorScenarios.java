@@ -60,4 +60,28 @@ abstract class ReplicationFactorScenarios {
       }
     }
   }
+
+  @Test
+  void aDeleteWithASmallerFromSpreadsItsTombstoneToTheValuesOtherCopies() {
+    try (TestCluster cluster = clusters().start(3, c -> c)) {
+      byte[] key = "deleted-from-one".getBytes(UTF_8);
+      cluster.client(1).put(key, "v".getBytes(UTF_8), Consistency.of(3, 3));
+      cluster.client(2).delete(key, Consistency.of(1, 1));
+
+      // The delete reached its one replica; the tombstone belongs on the default three, so the
+      // value's other copies cannot come back once it is purged (a-tombstone-covers-the-default-
+      // replicas.md). Anti-entropy carries it to them.
+      org.awaitility.Awaitility.await()
+          .untilAsserted(
+              () -> {
+                cluster.node(1).bootstrap().admin().repairNow();
+                for (int node = 1; node <= 3; node++) {
+                  assertThat(cluster.node(node).stored("deleted-from-one"))
+                      .as("n%d", node)
+                      .hasValueSatisfying(
+                          r -> assertThat(r.tombstone() && r.replicas() == 3).isTrue());
+                }
+              });
+    }
+  }
 }

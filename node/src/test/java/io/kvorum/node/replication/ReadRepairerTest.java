@@ -42,7 +42,7 @@ class ReadRepairerTest {
   @Test
   void staleAndMissingReplicasGetTheNewestRecord() {
     Record newest = value(3, "newest");
-    repairer.repair(
+    repair(
         KEY,
         answers(
             N2, Optional.of(value(1, "stale")),
@@ -57,7 +57,7 @@ class ReadRepairerTest {
   void upToDateReplicasGetNothing() {
     Record newest = value(3, "newest");
 
-    repairer.repair(KEY, answers(N2, Optional.of(newest), N3, Optional.of(value(3, "newest"))));
+    repair(KEY, answers(N2, Optional.of(newest), N3, Optional.of(value(3, "newest"))));
 
     assertThat(writes()).isEmpty();
     assertThat(repairs()).isZero();
@@ -68,7 +68,7 @@ class ReadRepairerTest {
     Record newest = value(5, "newest");
     local.put(KEY, value(1, "stale")).join();
 
-    repairer.repair(KEY, answers(SELF, Optional.of(value(1, "stale")), N2, Optional.of(newest)));
+    repair(KEY, answers(SELF, Optional.of(value(1, "stale")), N2, Optional.of(newest)));
 
     assertThat(local.get(KEY).join()).contains(newest);
     assertThat(writes()).isEmpty();
@@ -77,9 +77,9 @@ class ReadRepairerTest {
 
   @Test
   void aNewerTombstoneIsSpreadToReplicasThatStillHaveTheValue() {
-    Record deleted = Record.tombstone(version(4));
+    Record deleted = Record.tombstone(version(4), 3);
 
-    repairer.repair(KEY, answers(N2, Optional.of(value(2, "before")), N3, Optional.of(deleted)));
+    repair(KEY, answers(N2, Optional.of(value(2, "before")), N3, Optional.of(deleted)));
 
     assertThat(writes()).containsExactly(write(N2, deleted));
   }
@@ -87,17 +87,16 @@ class ReadRepairerTest {
   @Test
   void atEqualVersionsTheLastWriterWinsOrderDecides() {
     Record value = value(4, "v");
-    Record tombstone = Record.tombstone(version(4));
+    Record tombstone = Record.tombstone(version(4), 3);
 
-    repairer.repair(KEY, answers(N2, Optional.of(value), N3, Optional.of(tombstone)));
+    repair(KEY, answers(N2, Optional.of(value), N3, Optional.of(tombstone)));
 
     assertThat(writes()).containsExactly(write(N2, tombstone));
   }
 
   @Test
   void nothingHappensWhenEveryAnswerIsEmpty() {
-    repairer.repair(
-        KEY, answers(SELF, Optional.empty(), N2, Optional.empty(), N3, Optional.empty()));
+    repair(KEY, answers(SELF, Optional.empty(), N2, Optional.empty(), N3, Optional.empty()));
 
     assertThat(writes()).isEmpty();
     assertThat(local.get(KEY).join()).isEmpty();
@@ -108,7 +107,7 @@ class ReadRepairerTest {
   void aRepairThatFailsIsNotRetriedAndDoesNotThrow() {
     peers.answer(N2, Outcome.FAIL);
 
-    repairer.repair(KEY, answers(N2, Optional.empty(), N3, Optional.of(value(1, "v"))));
+    repair(KEY, answers(N2, Optional.empty(), N3, Optional.of(value(1, "v"))));
 
     assertThat(writes()).hasSize(1);
     assertThat(repairs()).as("the attempt is counted").isEqualTo(1);
@@ -116,13 +115,35 @@ class ReadRepairerTest {
 
   @Test
   void repairsAddUpAcrossReads() {
-    repairer.repair(KEY, answers(N2, Optional.empty(), N3, Optional.of(value(1, "v"))));
-    repairer.repair(
+    repair(KEY, answers(N2, Optional.empty(), N3, Optional.of(value(1, "v"))));
+    repair(
         Key.utf8("other"),
         answers(
             N2, Optional.of(value(1, "a")), N3, Optional.of(value(2, "b")), N4, Optional.empty()));
 
     assertThat(repairs()).isEqualTo(3);
+  }
+
+  @Test
+  void aRecordWrittenToFewerReplicasThanTheReadAskedStaysOnItsOwn() {
+    Record onTwo =
+        Record.value(version(5), "two".getBytes(StandardCharsets.UTF_8), Record.NO_EXPIRY, 2);
+
+    repair(
+        KEY,
+        answers(
+            N2, Optional.of(value(1, "older")),
+            N3, Optional.of(onTwo),
+            N4, Optional.empty()));
+
+    assertThat(writes())
+        .as("written with from=2, it belongs on the first two of the ranking alone: n2 and n3")
+        .containsExactly(write(N2, onTwo));
+  }
+
+  /** Repairs after a read that asked the nodes of {@code answers} in their order of ranking. */
+  private void repair(Key key, Map<NodeId, Optional<Record>> answers) {
+    repairer.repair(key, List.copyOf(answers.keySet()), answers);
   }
 
   private double repairs() {
@@ -144,7 +165,8 @@ class ReadRepairerTest {
   }
 
   private static Record value(int logical, String value) {
-    return Record.value(version(logical), value.getBytes(StandardCharsets.UTF_8));
+    return Record.value(
+        version(logical), value.getBytes(StandardCharsets.UTF_8), Record.NO_EXPIRY, 3);
   }
 
   private static Call write(NodeId peer, Record record) {
