@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -68,6 +69,7 @@ public final class ConditionalWriteCoordinator {
   private final Clock clock;
   private final RequestDeadline deadline;
   private final DoubleSupplier random;
+  private final IntSupplier group;
   private final PaxosMetrics metrics;
 
   /** How a chosen value becomes an ordinary record: the plain write path. */
@@ -82,6 +84,10 @@ public final class ConditionalWriteCoordinator {
    * @param deadline the request deadline of plain writes, and its timers
    * @param random uniform in [0, 1): the jitter of the back-off between rounds (seeded in a
    *     simulation)
+   * @param group how many of a key's replicas decide its conditional writes, whatever {@code from}
+   *     a request asks: the default {@code from}, so that every round of a key, whatever its {@code
+   *     from}, has its majority among the same nodes
+   *     (docs/decisions/conditional-writes-are-decided-by-the-default-replicas.md)
    */
   public ConditionalWriteCoordinator(
       Membership membership,
@@ -90,8 +96,10 @@ public final class ConditionalWriteCoordinator {
       Clock clock,
       RequestDeadline deadline,
       DoubleSupplier random,
+      IntSupplier group,
       MeterRegistry registry) {
     this.membership = membership;
+    this.group = group;
     this.paxos = acceptors;
     this.writes = commit;
     this.clock = clock;
@@ -185,7 +193,7 @@ public final class ConditionalWriteCoordinator {
         return;
       }
       Owners owners = membership.owners();
-      Owners.Participants acceptors = owners.participants(key, quorum.from());
+      Owners.Participants acceptors = owners.participants(key, group.getAsInt());
       if (acceptors.pending().size() > 1) {
         result.completeExceptionally(tooManyPending(owners, acceptors));
         return;
@@ -272,9 +280,9 @@ public final class ConditionalWriteCoordinator {
       }
       switch (outcome) {
         case Outcome.Applied applied ->
-            commit(accepted, acceptors).thenRun(() -> result.complete(applied.written()));
+            commit(accepted, quorum.from()).thenRun(() -> result.complete(applied.written()));
         case Outcome.Refused refused ->
-            commit(accepted, acceptors)
+            commit(accepted, ownReplicas(accepted))
                 .thenRun(
                     () ->
                         result.completeExceptionally(
@@ -311,20 +319,21 @@ public final class ConditionalWriteCoordinator {
     }
 
     /**
-     * Makes the chosen value an ordinary record on max({@code ack}, a majority) of the key's
-     * natural replicas and on its pending ones ({@link WriteCoordinator} adds those, one more
-     * confirmation each), so that the new owners hold it when the change completes; a failure fails
-     * the request (504).
+     * Makes the chosen value an ordinary record on max({@code ack}, a majority) of the first {@code
+     * from} replicas of the key and on their pending ones ({@link WriteCoordinator} adds those, one
+     * more confirmation each), so that the new owners hold it when the change completes; a failure
+     * fails the request (504).
+     *
+     * @param from this request's {@code from} for its own write, so that a read whose quorum
+     *     overlaps the write's sees it; for a value found and proposed again (a refusal), the
+     *     replicas it was written with
      */
-    private CompletableFuture<Void> commit(Proposal accepted, Owners.Participants acceptors) {
+    private CompletableFuture<Void> commit(Proposal accepted, int from) {
       Optional<Record> value = accepted == null ? Optional.empty() : accepted.value();
       if (value.isEmpty()) {
         return CompletableFuture.completedFuture(null);
       }
       metrics.commit();
-      // On the value's own replicas: a value found and proposed again may have been written with a
-      // smaller from than this round's, and stays on its from nodes alone (SPEC §3).
-      int from = Math.min(acceptors.natural().size(), value.get().replicas());
       // A request that outlived a change which shrank the cluster below its ack commits to all.
       int ack = Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
       return writes
@@ -335,6 +344,15 @@ public final class ConditionalWriteCoordinator {
                   result.completeExceptionally(Failures.unwrap(error));
                 }
               });
+    }
+
+    /**
+     * The replicas a value found and proposed again belongs on: those it was written with (SPEC
+     * §3), not this round's, which may be more.
+     */
+    private int ownReplicas(Proposal accepted) {
+      int written = accepted == null ? 1 : accepted.value().map(Record::replicas).orElse(1);
+      return Math.min(membership.owners().size(), written);
     }
 
     /**

@@ -73,7 +73,14 @@ public final class Coordinator {
             requestTimeout.dividedBy(2));
     this.conditionalWrites =
         new ConditionalWriteCoordinator(
-            membership, acceptors, writes::write, clock, deadline, random, registry);
+            membership,
+            acceptors,
+            writes::write,
+            clock,
+            deadline,
+            random,
+            this::defaultFrom,
+            registry);
     this.reads =
         new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);

@@ -24,10 +24,11 @@ import java.util.Set;
  * <p>A write retried after an earlier round of it sent accepts and then lost to another proposer
  * names those earlier proposals: one of them may have been chosen since, finished by a later
  * proposer. If the current value is one of them, or was computed from one of them, the write
- * applied; if the condition still holds, or the current value was computed from the same value as
- * they were, none was chosen before it, and once this round is accepted none can be; otherwise the
- * write may have applied and been overwritten since, and the round says it cannot tell rather than
- * refuse (or apply the write twice). Not thread-safe.
+ * applied; if the key is still at the value they were computed from (and the condition holds), or
+ * the current value was computed from that same value as they were, none was chosen before it, and
+ * once this round is accepted none can be; otherwise the write may have applied and been
+ * overwritten since (even if its condition holds again: a value written if absent, then deleted),
+ * and the round says it cannot tell rather than refuse or apply the write twice. Not thread-safe.
  */
 public final class Round {
   /** What the caller does next. */
@@ -149,6 +150,12 @@ public final class Round {
       proposal = new Proposal(ballot, state, parent);
       outcome = new Outcome.Applied(mine.get().value().orElseThrow());
     } else if (write.condition().holds(state, nowMillis)) {
+      if (!unchangedSinceEarlier(state)) {
+        // An earlier round of this write may have been chosen and overwritten since, the
+        // condition holding again (a value written if absent, then deleted): writing it again
+        // would apply it twice.
+        return finish(new Outcome.Indeterminate());
+      }
       if (current != null && current.version().compareTo(ballot.version()) >= 0) {
         return finish(new Outcome.Contended(current.version()));
       }
@@ -168,6 +175,17 @@ public final class Round {
     }
     failed.clear();
     return new Step.SendAccept(proposal);
+  }
+
+  /**
+   * Whether the key is at the value every earlier round of this write was computed from: then none
+   * of them was chosen (a chosen one, or anything written after it, would be the current value or
+   * newer, its record never purged below it), and this round may write. With no earlier round,
+   * trivially.
+   */
+  private boolean unchangedSinceEarlier(Optional<Record> state) {
+    Optional<Version> now = Optional.of(state.map(Record::version).orElse(Version.ZERO));
+    return earlier.stream().allMatch(e -> e.parent().equals(now));
   }
 
   private Step onAccepted(NodeId acceptor) {
