@@ -2,6 +2,7 @@ package io.kvorum.node.replication;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PlantedBug;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.replica.Replicas;
 import io.micrometer.core.instrument.Counter;
@@ -41,6 +42,9 @@ public final class ReadRepairer {
     Record newest = Record.newest(answers.values()).orElse(null);
     if (newest == null) {
       return;
+    }
+    if (PlantedBug.READ_REPAIR_OLDER.planted()) {
+      newest = PlantedBug.olderOverNewer(answers.values(), newest);
     }
     List<NodeId> owners = ranking.subList(0, Math.min(ranking.size(), newest.replicas()));
     for (Map.Entry<NodeId, Optional<Record>> answer : answers.entrySet()) {

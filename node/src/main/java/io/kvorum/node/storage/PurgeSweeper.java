@@ -1,5 +1,6 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.PlantedBug;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -60,7 +61,10 @@ public final class PurgeSweeper {
     return runs.run(
         () -> {
           long deadBefore =
-              Math.min(wallMillis.getAsLong() - grace.toMillis(), purgeableBefore.getAsLong());
+              PlantedBug.PURGE_BEFORE_REPAIR.planted()
+                  ? wallMillis.getAsLong() - grace.toMillis()
+                  : Math.min(
+                      wallMillis.getAsLong() - grace.toMillis(), purgeableBefore.getAsLong());
           return deadBefore <= 0 ? CompletableFuture.completedFuture(0L) : sweepFrom(deadBefore, 0);
         });
   }

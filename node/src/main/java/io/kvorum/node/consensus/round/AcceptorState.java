@@ -1,5 +1,6 @@
 package io.kvorum.node.consensus.round;
 
+import io.kvorum.node.core.PlantedBug;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import java.util.Optional;
@@ -91,7 +92,8 @@ public record AcceptorState(Ballot promised, Optional<Proposal> accepted) {
     Version ballot = proposal.ballot().version();
     return ballot.compareTo(floor) <= 0
         && stored
-            .filter(s -> s.version().compareTo(ballot) >= 0)
+            .filter(
+                s -> PlantedBug.UNSAFE_PAXOS_PURGE.planted() || s.version().compareTo(ballot) >= 0)
             .filter(s -> proposal.value().map(v -> !v.supersedes(s)).orElse(true))
             .isPresent();
   }

@@ -72,6 +72,7 @@ class ChecksTest {
             "ReadYourQuorum",
             "Convergence",
             "Linearizability",
+            "OneVersionPerValue",
             "Deadlines");
   }
 }

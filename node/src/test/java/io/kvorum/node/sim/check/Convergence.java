@@ -9,9 +9,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Replicas converge (SPEC §3): at the end, after healing and repair, every owner of a key holds the
- * same record (or all hold none), and no node that does not own the key holds it. A difference the
- * {@link Tolerance} allows is not reported.
+ * Replicas converge (SPEC §3): at the end, after healing and repair, every owner of a key (the
+ * replicas of its newest record) holds that record, and no node holds a record outside that
+ * record's own replicas (the first {@code from} of the ranking it was written with). A difference
+ * the {@link Tolerance} allows is not reported.
  *
  * <p>Assumes {@link Recording#end} holds every key some node holds, with its owners at the end.
  */
@@ -85,7 +86,7 @@ public final class Convergence implements Checker {
       }
       List<String> strays = new ArrayList<>();
       for (Map.Entry<NodeId, Record> held : state.held().entrySet()) {
-        if (!state.owners().contains(held.getKey())
+        if (!state.belongs(held.getKey(), held.getValue())
             && !tolerance.allows(
                 new Difference(
                     state.key(), held.getKey(), held.getValue(), null, recording.endMillis()))) {
@@ -97,10 +98,10 @@ public final class Convergence implements Checker {
             new Violation(
                 name(),
                 key,
-                "nodes that do not own the key hold it at the end: "
+                "nodes outside a record's own replicas hold it at the end: "
                     + String.join(", ", strays)
-                    + " (owners "
-                    + state.owners()
+                    + " (ranking "
+                    + state.ranking()
                     + ")"));
       }
     }

@@ -56,7 +56,7 @@ class ConvergenceTest {
         .extracting(Violation::message)
         .containsExactly(
             "the owners diverge at the end: n1 @10.0 'a', n2 @10.0 'a', n3 none",
-            "nodes that do not own the key hold it at the end: n4 @10.0 'a' (owners [n1, n2, n3])");
+            "nodes outside a record's own replicas hold it at the end: n4 @10.0 'a' (ranking [n1, n2, n3])");
   }
 
   @Test

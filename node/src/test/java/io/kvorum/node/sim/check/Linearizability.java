@@ -2,7 +2,9 @@ package io.kvorum.node.sim.check;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Version;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -136,15 +138,50 @@ public final class Linearizability implements Checker {
     return conditional && records.stream().noneMatch(a -> a.record().hasExpiry());
   }
 
-  /** The key's conditional writes as compare-and-sets, telling reads by their expected version. */
+  /**
+   * The key's conditional writes as compare-and-sets, telling reads by their expected version. A
+   * write without an answer whose value some replica applied was chosen (a round commits only what
+   * a majority accepted) at the version it was applied with, before it was first applied: it is
+   * placed as a success that returned then. Every written value is unique, so its record names it.
+   * One whose value no replica applied is left out: had it been chosen, a later round would have
+   * found and committed it, so no answer saw it.
+   */
   private static List<CasOp> history(List<ClientOp> ops, List<AppliedRecord> records) {
     Set<Version> issued = new HashSet<>();
     records.forEach(a -> issued.add(a.record().version()));
     ops.stream().map(ClientOp::version).filter(Objects::nonNull).forEach(issued::add);
+    Map<ByteBuffer, AppliedRecord> firstApplied = new HashMap<>();
+    for (AppliedRecord a : records) {
+      if (!a.record().tombstone()) {
+        firstApplied.putIfAbsent(ByteBuffer.wrap(a.record().value()), a);
+      }
+    }
     List<CasOp> history = new ArrayList<>();
     for (ClientOp op : ops) {
       if (op.kind().isConditional()) {
         boolean read = op.expected() != null && !issued.contains(op.expected());
+        AppliedRecord chosen =
+            op.outcome() == Outcome.UNKNOWN && op.value() != null
+                ? firstApplied.get(ByteBuffer.wrap(op.value()))
+                : null;
+        if (op.outcome() == Outcome.UNKNOWN && op.value() != null && chosen == null) {
+          // Never applied anywhere: not chosen, or chosen without any later round committing it,
+          // so that nothing could observe it. Either way no answer depends on it.
+          continue;
+        }
+        if (chosen != null) {
+          history.add(
+              new CasOp(
+                  op.client(),
+                  op.call(),
+                  Math.max(op.call(), chosen.at()),
+                  read,
+                  false,
+                  op.expected(),
+                  Outcome.OK,
+                  chosen.record().version()));
+          continue;
+        }
         history.add(
             new CasOp(
                 op.client(),

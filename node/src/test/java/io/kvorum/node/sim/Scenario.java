@@ -1,0 +1,133 @@
+package io.kvorum.node.sim;
+
+import io.kvorum.node.sim.SimNemesis.Fault;
+import io.kvorum.node.storage.WalSync;
+import io.kvorum.node.testing.TestConfig;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * What a family of seeded runs may do: each seed draws from it the cluster's size and settings, the
+ * clients and their mix, the faults and how often they strike ({@link Draw}). {@link #EVERYTHING}
+ * is the simulator's default; the others narrow it to where one kind of bug shows soonest.
+ */
+enum Scenario {
+  /** Every fault, every kind of request. */
+  EVERYTHING(SimWorkload.Mix.DEFAULT, EnumSet.allOf(Fault.class)),
+  /** Conditional writes racing on few keys, amid message loss, pauses and crashes. */
+  CONDITIONAL(
+      SimWorkload.Mix.CONDITIONAL,
+      EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION, Fault.LOSSY_NETWORK, Fault.FLAPPING)),
+  /**
+   * Nodes cut off and frozen, never crashed, disks never full: every write a replica missed is
+   * hinted by a coordinator that lives on, so hints alone (anti-entropy off) mend every replica.
+   */
+  HANDOFF(SimWorkload.Mix.DEFAULT, EnumSet.of(Fault.PARTITION, Fault.ONE_WAY, Fault.PAUSE)),
+  /**
+   * Deletes, short hint windows and a short tombstone grace, with nodes away for longer than both:
+   * purges race anti-entropy.
+   */
+  PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10), EnumSet.of(Fault.KILL, Fault.PARTITION));
+
+  private final SimWorkload.Mix mix;
+  private final Set<Fault> faults;
+
+  Scenario(SimWorkload.Mix mix, Set<Fault> faults) {
+    this.mix = mix;
+    this.faults = faults;
+  }
+
+  /** Whether the run ends with anti-entropy rounds (all but {@link #HANDOFF}, which has none). */
+  boolean antiEntropy() {
+    return this != HANDOFF;
+  }
+
+  /** What {@code seed} draws from this scenario. */
+  Draw draw(long seed) {
+    Random random = new Random(seed ^ 0x5DEECE66DL);
+    int nodes = 3 + random.nextInt(3);
+    WalSync sync =
+        random.nextInt(10) < 3 ? WalSync.EVERY_WRITE : WalSync.every(Duration.ofMillis(100));
+    boolean handoffOnly = this == HANDOFF;
+    return new Draw(
+        this,
+        nodes,
+        this == CONDITIONAL ? 4 + random.nextInt(5) : 3 + random.nextInt(8),
+        this == CONDITIONAL ? 2 + random.nextInt(3) : 2 + random.nextInt(5),
+        mix,
+        Duration.ofSeconds(1),
+        this == PURGE || this == EVERYTHING ? random.nextDouble() * 0.2 : 0,
+        faults,
+        Duration.ofMillis(300 + random.nextInt(2_000)),
+        handoffOnly ? WalSync.EVERY_WRITE : sync,
+        // Conditional histories stay small enough for the linearizability search.
+        Duration.ofSeconds(this == CONDITIONAL ? 3 + random.nextInt(6) : 10 + random.nextInt(20)),
+        this == PURGE ? Duration.ofSeconds(2) : Duration.ofHours(3),
+        handoffOnly ? Duration.ofHours(1) : Duration.ofSeconds(3 + random.nextInt(5)));
+  }
+
+  /**
+   * One seed's draw.
+   *
+   * @param nodes the cluster's size (replication factor 3)
+   * @param keys how many keys the clients share
+   * @param clients how many clients run at once
+   * @param ttlChance the chance of a value written with a time to live
+   * @param faultGap the mean time between two faults
+   * @param sync {@code --sync-writes}
+   * @param duration how long the clients and faults run
+   * @param hintWindow {@code --hint-window}
+   * @param repairInterval how often anti-entropy starts a round by itself
+   */
+  record Draw(
+      Scenario scenario,
+      int nodes,
+      int keys,
+      int clients,
+      SimWorkload.Mix mix,
+      Duration requestTimeout,
+      double ttlChance,
+      Set<Fault> faults,
+      Duration faultGap,
+      WalSync sync,
+      Duration duration,
+      Duration hintWindow,
+      Duration repairInterval) {
+    /** A node's configuration for this draw. */
+    TestConfig configure(TestConfig config) {
+      return config
+          .requestTimeout(requestTimeout)
+          .catchUpTimeout(Duration.ofSeconds(3))
+          .syncWrites(sync)
+          .hintWindow(hintWindow)
+          .repair(64L << 20, repairInterval)
+          // Purges within the run: a tombstone dead for 3 s goes once two rounds passed it.
+          .purging(Duration.ofSeconds(3), Duration.ofSeconds(1))
+          // Above the request timeout plus twice the clock offset, as the node requires.
+          .paxosPurgeGrace(Duration.ofSeconds(3))
+          .maxClockOffset(Duration.ofMillis(500));
+    }
+
+    @Override
+    public String toString() {
+      return scenario
+          + ": "
+          + nodes
+          + " nodes, "
+          + keys
+          + " keys, "
+          + clients
+          + " clients, --sync-writes "
+          + sync
+          + ", "
+          + duration.toSeconds()
+          + " s of faults "
+          + faults
+          + " every ~"
+          + faultGap.toMillis()
+          + " ms";
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package io.kvorum.node.sim;
+
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.PeerUnavailableException;
+import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.testing.DirectoryTrees;
+import io.kvorum.node.testing.TestConfig;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.Topology;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+
+/**
+ * A whole simulated cluster on one thread in virtual time: its {@link SimScheduler}, its {@link
+ * SimNetwork}, its {@link SimNode}s (data directories under one temporary directory, on {@code
+ * /dev/shm} where there is one), and the way its clients reach the nodes: a request is a message to
+ * the node (it waits while the node is paused, is refused while it is down), and its answer a
+ * message back, or no answer within the client's deadline.
+ */
+final class SimCluster implements AutoCloseable {
+  private final SimScheduler scheduler;
+  private final SimNetwork network;
+  private final List<SimNode> nodes = new ArrayList<>();
+  private final Path directory;
+
+  private SimCluster(SimScheduler scheduler, Path directory) {
+    this.scheduler = scheduler;
+    this.network = new SimNetwork(scheduler);
+    this.directory = directory;
+  }
+
+  /**
+   * A cluster of {@code size} nodes (n1…), none started, each configured by the test defaults and
+   * {@code tweak}.
+   */
+  static SimCluster create(long seed, int size, UnaryOperator<TestConfig> tweak) {
+    SimScheduler scheduler = new SimScheduler(seed, 200_000_000L);
+    SimCluster cluster = new SimCluster(scheduler, temporaryDirectory(seed));
+    List<Member> members =
+        IntStream.rangeClosed(1, size)
+            .mapToObj(i -> new Member(NodeId.of("n" + i), "n" + i + ".sim", 9090))
+            .toList();
+    for (Member member : members) {
+      TestConfig config =
+          TestConfig.in(cluster.directory.resolve(member.id().value()))
+              .topology(new Topology(member.id(), members));
+      cluster.nodes.add(new SimNode(tweak.apply(config).build(), cluster.network));
+    }
+    return cluster;
+  }
+
+  private static Path temporaryDirectory(long seed) {
+    Path shm = Path.of("/dev/shm");
+    try {
+      return Files.isDirectory(shm) && Files.isWritable(shm)
+          ? Files.createTempDirectory(shm, "kvorum-sim-" + seed + "-")
+          : Files.createTempDirectory("kvorum-sim-" + seed + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  SimScheduler scheduler() {
+    return scheduler;
+  }
+
+  SimNetwork network() {
+    return network;
+  }
+
+  List<SimNode> nodes() {
+    return nodes;
+  }
+
+  /** Node {@code i}, counting from 1 as the ids do. */
+  SimNode node(int i) {
+    return nodes.get(i - 1);
+  }
+
+  int size() {
+    return nodes.size();
+  }
+
+  /** Starts every node that is down. */
+  void startAll() {
+    nodes.stream().filter(n -> !n.up()).forEach(SimNode::start);
+  }
+
+  /** Runs the simulation for {@code time} of virtual time. */
+  void run(Duration time) {
+    scheduler.runUntil(scheduler.now() + time.toNanos());
+  }
+
+  /**
+   * Runs until {@code done} holds, checked every 10 ms of virtual time, for at most {@code max}.
+   *
+   * @return whether it came to hold
+   */
+  boolean runUntil(BooleanSupplier done, Duration max) {
+    long until = scheduler.now() + max.toNanos();
+    while (!done.getAsBoolean()) {
+      if (scheduler.now() >= until) {
+        return false;
+      }
+      scheduler.runUntil(Math.min(until, scheduler.now() + 10_000_000L));
+    }
+    return true;
+  }
+
+  /** Whether every node that is up reports ready. */
+  boolean allReady() {
+    return nodes.stream().allMatch(n -> n.server().map(KvorumServer::ready).orElse(true));
+  }
+
+  /**
+   * A client's request to {@code node}: {@code call} runs on the node as a message arriving there,
+   * and its answer comes back as a message; a node down refuses it, and without an answer within
+   * {@code deadline} (the node crashed, or is frozen) it fails with {@link TimeoutException}.
+   */
+  <T> CompletableFuture<T> request(
+      SimNode node, Duration deadline, Function<KvorumServer, CompletableFuture<T>> call) {
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    SimScheduler.Event timeout =
+        scheduler.after(
+            deadline.toNanos(),
+            null,
+            () ->
+                answer.completeExceptionally(
+                    new TimeoutException("no answer within " + deadline.toMillis() + " ms")));
+    answer.whenComplete((value, error) -> timeout.cancelled = true);
+    SimScheduler.Owner incarnation = node.incarnation();
+    if (incarnation == null) {
+      answer.completeExceptionally(
+          new PeerUnavailableException(node.id(), "connection refused", null));
+      return answer;
+    }
+    scheduler.after(
+        clientLatency(),
+        incarnation,
+        () -> {
+          CompletableFuture<T> result;
+          try {
+            result = call.apply(node.server().orElseThrow());
+          } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+          }
+          result.whenComplete(
+              (value, error) ->
+                  scheduler.after(
+                      clientLatency(),
+                      null,
+                      () -> {
+                        if (error == null) {
+                          answer.complete(value);
+                        } else {
+                          answer.completeExceptionally(error);
+                        }
+                      }));
+        });
+    return answer;
+  }
+
+  private long clientLatency() {
+    return 20_000 + scheduler.random().nextLong(200_000);
+  }
+
+  /** Drops every node (no graceful stop: nothing is left to run) and deletes their directories. */
+  @Override
+  public void close() {
+    nodes.forEach(n -> n.crash(SimNode.Crash.KILL));
+    try {
+      DirectoryTrees.remove(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

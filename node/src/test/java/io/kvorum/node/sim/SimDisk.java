@@ -1,0 +1,129 @@
+package io.kvorum.node.sim;
+
+import io.kvorum.node.consensus.InMemoryAcceptorStore;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.storage.memory.InMemoryHintStore;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * A simulated node's disk, which outlives its incarnations: what the node wrote (its records, hints
+ * and acceptor states), what of it reached the platter, and what a crash leaves.
+ *
+ * <p>It keeps the live stores the running node reads and writes, and the log of every write in
+ * order: those synced (durable) and, after them, those not yet synced. A write made to be durable
+ * at once (an acceptor's step, any write under {@code --sync-writes true}) is synced with
+ * everything before it, as an fsync of a write-ahead log is; the others wait for the next {@link
+ * #sync}. A crash of the process alone ({@link #processKilled}) loses nothing: the operating system
+ * still holds what was written. A power cut ({@link #powerCut}) keeps the synced writes and a
+ * seeded prefix of the others (a log is replayed up to where its tail was torn), and the live
+ * stores are rebuilt from them, as a restarted engine replays its log.
+ *
+ * <p>A full disk refuses every write until it has room again. Not thread-safe: the simulation's
+ * thread alone uses it.
+ */
+final class SimDisk {
+  /** What the stores of one incarnation hold: records, hints and acceptor states. */
+  record Stores(
+      InMemoryStorageEngine records, InMemoryHintStore hints, InMemoryAcceptorStore acceptors) {
+    static Stores empty() {
+      return new Stores(
+          new InMemoryStorageEngine(), new InMemoryHintStore(), new InMemoryAcceptorStore());
+    }
+  }
+
+  private final Random random;
+  private final List<Function<Stores, ?>> synced = new ArrayList<>();
+  private final List<Function<Stores, ?>> unsynced = new ArrayList<>();
+  private Stores live = Stores.empty();
+  private BiConsumer<Key, Record> applied = (key, record) -> {};
+  private boolean full;
+  private long lost;
+
+  SimDisk(Random random) {
+    this.random = random;
+  }
+
+  /** The stores as the running node sees them: every write made, synced or not. */
+  Stores live() {
+    return live;
+  }
+
+  /**
+   * Applies {@code write} to the live stores and logs it: synced at once (with every write before
+   * it) if {@code durable}, else at the next {@link #sync}.
+   *
+   * @return what the write answered
+   */
+  <T> T write(Function<Stores, T> write, boolean durable) {
+    T answer = write.apply(live);
+    unsynced.add(write);
+    if (durable) {
+      sync();
+    }
+    return answer;
+  }
+
+  /** Makes every write so far durable; whether there was any to sync. */
+  boolean sync() {
+    if (unsynced.isEmpty()) {
+      return false;
+    }
+    synced.addAll(unsynced);
+    unsynced.clear();
+    return true;
+  }
+
+  /** The process died (SIGKILL): what it wrote stays in the operating system's cache, then disk. */
+  void processKilled() {
+    sync();
+  }
+
+  /**
+   * The machine lost power: the synced writes survive, and of the others a seeded prefix; the live
+   * stores are what replaying them gives.
+   *
+   * @return how many writes were lost
+   */
+  int powerCut() {
+    int kept = random.nextInt(unsynced.size() + 1);
+    int lostNow = unsynced.size() - kept;
+    synced.addAll(unsynced.subList(0, kept));
+    unsynced.clear();
+    live = Stores.empty();
+    for (Function<Stores, ?> write : synced) {
+      Object unused = write.apply(live);
+    }
+    lost += lostNow;
+    return lostNow;
+  }
+
+  /** Writes lost to power cuts so far. */
+  long lost() {
+    return lost;
+  }
+
+  /** Tells {@code listener} of every record offered to the records (put, batch, repair). */
+  void onApplied(BiConsumer<Key, Record> listener) {
+    this.applied = listener;
+  }
+
+  /** A record was offered to the live records. */
+  void applied(Key key, Record record) {
+    applied.accept(key, record);
+  }
+
+  /** Whether the disk is full: writes are refused. */
+  boolean full() {
+    return full;
+  }
+
+  void full(boolean full) {
+    this.full = full;
+  }
+}

@@ -1,0 +1,287 @@
+package io.kvorum.node.sim;
+
+import io.kvorum.node.coordinator.NodeView;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Quorum;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.sim.check.Checks;
+import io.kvorum.node.sim.check.ClientOp;
+import io.kvorum.node.sim.check.OpKind;
+import io.kvorum.node.sim.check.Outcome;
+import io.kvorum.node.sim.check.Recording;
+import io.kvorum.node.sim.check.ReplicaState;
+import io.kvorum.node.sim.check.Violation;
+import io.kvorum.node.storage.WalSync;
+import io.kvorum.node.topology.Owners;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One seeded run of a whole cluster: start it, let the clients and the faults loose for a while,
+ * heal everything, let hints, read repair and anti-entropy settle it, read every key at every node,
+ * then check the run's {@link Recording} with every checker ({@link Checks#standard}). The seed
+ * decides everything (the cluster's size, its settings, the workload, the faults, every delay), so
+ * a seed replays the exact run: its {@link Result#traceHash} is the same every time.
+ */
+final class Simulation {
+  /** How long a run without anti-entropy waits after the heal: three hint replays. */
+  private static final Duration HINTS_ALONE = Duration.ofSeconds(30);
+
+  private final long seed;
+  private final Scenario scenario;
+
+  private Simulation(long seed, Scenario scenario) {
+    this.seed = seed;
+    this.scenario = scenario;
+  }
+
+  /** Runs {@code seed} of {@code scenario}. */
+  static Result run(long seed, Scenario scenario) {
+    try (SimLogging quiet = SimLogging.quiet()) {
+      return new Simulation(seed, scenario).run();
+    }
+  }
+
+  private Result run() {
+    Scenario.Draw draw = scenario.draw(seed);
+    Recording.Recorder recorder = Recording.recorder();
+    try (SimCluster cluster = SimCluster.create(seed, draw.nodes(), draw::configure)) {
+      cluster
+          .nodes()
+          .forEach(
+              n ->
+                  n.disk()
+                      .onApplied(
+                          (key, record) ->
+                              recorder.applied(key, record, n.id(), cluster.scheduler().now())));
+      List<String> log = new ArrayList<>();
+      try {
+        return phases(cluster, draw, recorder, log);
+      } catch (RuntimeException | AssertionError e) {
+        return new Result(
+            seed,
+            draw,
+            List.of(new Violation("simulation", "-", "the run failed: " + e)),
+            log,
+            cluster.scheduler().traceHash(),
+            cluster.scheduler().executed(),
+            cluster.scheduler().now(),
+            e,
+            recorder.build());
+      }
+    }
+  }
+
+  private Result phases(
+      SimCluster cluster, Scenario.Draw draw, Recording.Recorder recorder, List<String> log) {
+    cluster.startAll();
+    if (!cluster.runUntil(cluster::allReady, Duration.ofSeconds(60))) {
+      throw new AssertionError("the cluster did not become ready within 60 s");
+    }
+    SimWorkload workload =
+        new SimWorkload(
+            cluster,
+            recorder,
+            draw.keys(),
+            draw.mix(),
+            draw.requestTimeout(),
+            draw.ttlChance(),
+            draw.scenario().antiEntropy());
+    SimNemesis nemesis =
+        new SimNemesis(
+            cluster,
+            draw.faults(),
+            draw.faultGap().toNanos(),
+            draw.sync().periodic() ? draw.sync().interval().toNanos() * 10 : 0);
+    workload.start(draw.clients());
+    nemesis.start();
+    cluster.run(draw.duration());
+    workload.stop();
+    nemesis.stop();
+    // What is in flight ends: answered, or given up by its client.
+    cluster.runUntil(() -> workload.inFlight() == 0, draw.requestTimeout().multipliedBy(20));
+    nemesis.healAll();
+    log.addAll(nemesis.log());
+    if (draw.scenario().antiEntropy()) {
+      settle(cluster);
+    } else {
+      // Hints alone: every replica a write missed is mended by its coordinator's hint.
+      awaitReady(cluster);
+      cluster.run(HINTS_ALONE);
+    }
+    long settledAt = cluster.scheduler().now();
+    // What the replicas hold before the final reads, whose read repair would mend it.
+    endState(cluster, workload, recorder);
+    finalReads(cluster, workload);
+    cluster.runUntil(() -> workload.inFlight() == 0, Duration.ofSeconds(30));
+    recorder.settledAt(settledAt).endMillis(cluster.node(1).wallMillis());
+    Recording recording = excuseUnsyncedAcks(recorder.build(), nemesis.powerCuts(), draw.sync());
+    List<Violation> violations =
+        Checks.standard(
+                Checks.Settings.of(draw.requestTimeout().toNanos(), SimWorkload.SLACK.toNanos()))
+            .run(recording);
+    return new Result(
+        seed,
+        draw,
+        violations,
+        log,
+        cluster.scheduler().traceHash(),
+        cluster.scheduler().executed(),
+        cluster.scheduler().now(),
+        null,
+        recording);
+  }
+
+  /**
+   * Everything up and ready, then two full anti-entropy rounds on every node after the heal, and no
+   * hint left: from then on every replica holds what it will hold.
+   */
+  private static void settle(SimCluster cluster) {
+    awaitReady(cluster);
+    for (int round = 0; round < 2; round++) {
+      // A millisecond on, so that no round that finished before the ask seems to have come after.
+      cluster.run(Duration.ofMillis(1));
+      Map<NodeId, Long> asked = new TreeMap<>();
+      for (SimNode node : cluster.nodes()) {
+        asked.put(node.id(), node.wallMillis());
+        node.server().orElseThrow().admin().repairNow();
+      }
+      boolean done = cluster.runUntil(() -> repaired(cluster, asked), Duration.ofSeconds(300));
+      if (!done) {
+        throw new AssertionError(
+            "anti-entropy did not finish a round within 300 s of the heal: "
+                + unrepaired(cluster, asked));
+      }
+    }
+  }
+
+  private static void awaitReady(SimCluster cluster) {
+    if (!cluster.runUntil(cluster::allReady, Duration.ofSeconds(60))) {
+      throw new AssertionError("the healed cluster did not become ready within 60 s");
+    }
+  }
+
+  private static boolean repaired(SimCluster cluster, Map<NodeId, Long> asked) {
+    return unrepaired(cluster, asked).isEmpty();
+  }
+
+  /** The peers each node holds hints for or has not finished a round with since it was asked. */
+  private static List<String> unrepaired(SimCluster cluster, Map<NodeId, Long> asked) {
+    List<String> left = new ArrayList<>();
+    for (SimNode node : cluster.nodes()) {
+      for (NodeView view : node.server().orElseThrow().admin().clusterView()) {
+        if (!view.self()
+            && (view.hintsPending() > 0
+                || view.repair() == null
+                || view.repair().lastRoundFinishedMillis() < asked.get(node.id()))) {
+          left.add(
+              node.id()
+                  + " with "
+                  + view.id()
+                  + ": "
+                  + view.hintsPending()
+                  + " hints, "
+                  + view.repair());
+        }
+      }
+    }
+    return left;
+  }
+
+  /** A read of every key at every node, each at all its replicas: each must see the end state. */
+  private static void finalReads(SimCluster cluster, SimWorkload workload) {
+    int from = Math.min(3, cluster.size());
+    for (SimNode node : cluster.nodes()) {
+      for (Key key : workload.keys()) {
+        CompletableFuture<ClientOp> unused =
+            workload.send(0, node, OpKind.GET, key, new Quorum(from, from));
+      }
+    }
+  }
+
+  /** What every node holds of each key, and the key's ranking at the end. */
+  private static void endState(
+      SimCluster cluster, SimWorkload workload, Recording.Recorder recorder) {
+    KvorumServer any = cluster.node(1).server().orElseThrow();
+    Owners owners = new Owners(any.admin().clusterState());
+    for (Key key : workload.keys()) {
+      Map<NodeId, Record> held = new TreeMap<>();
+      for (SimNode node : cluster.nodes()) {
+        node.disk().live().records().get(key).join().ifPresent(r -> held.put(node.id(), r));
+      }
+      recorder.end(ReplicaState.of(key, owners.readers(key, owners.size()), held));
+    }
+  }
+
+  /**
+   * With {@code --sync-writes INTERVAL}, a power cut may take what its node acknowledged in the
+   * last interval (docs/durability.md): a write acknowledged within an interval of a power cut may
+   * have lost the copy of the node cut, so it counts as acknowledged by one replica fewer, and one
+   * acknowledged by a single replica as of unknown outcome. Power cuts are spaced further apart
+   * than the interval, so that no write loses two copies so.
+   */
+  private static Recording excuseUnsyncedAcks(
+      Recording recording, List<Long> powerCuts, WalSync sync) {
+    if (!sync.periodic() || powerCuts.isEmpty()) {
+      return recording;
+    }
+    long window = sync.interval().toNanos() * 2;
+    List<ClientOp> ops = new ArrayList<>();
+    for (ClientOp op : recording.ops()) {
+      boolean exposed =
+          op.isAcknowledgedWrite()
+              && powerCuts.stream().anyMatch(cut -> Math.abs(cut - op.ret()) < window);
+      ops.add(exposed ? oneCopyFewer(op) : op);
+    }
+    return new Recording(
+        ops, recording.applied(), recording.end(), recording.settledAt(), recording.endMillis());
+  }
+
+  private static ClientOp oneCopyFewer(ClientOp op) {
+    boolean single = op.quorum().ack() == 1;
+    return new ClientOp(
+        op.client(),
+        op.node(),
+        op.kind(),
+        op.key(),
+        op.end(),
+        single ? op.quorum() : new Quorum(op.quorum().ack() - 1, op.quorum().from()),
+        op.call(),
+        op.ret(),
+        single ? Outcome.UNKNOWN : op.outcome(),
+        op.expected(),
+        op.value(),
+        single ? null : op.version(),
+        List.of());
+  }
+
+  /**
+   * What one run gave.
+   *
+   * @param violations what the checkers found; empty for a good run
+   * @param log the faults, in order
+   * @param traceHash a hash of the run's every event: equal for two runs of one seed
+   * @param failure what the run threw, if it did not end (a node that would not start, a bug)
+   * @param recording what the checkers were given
+   */
+  record Result(
+      long seed,
+      Scenario.Draw draw,
+      List<Violation> violations,
+      List<String> log,
+      long traceHash,
+      long events,
+      long virtualNanos,
+      Throwable failure,
+      Recording recording) {
+    boolean passed() {
+      return violations.isEmpty();
+    }
+  }
+}
