@@ -1,6 +1,7 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
@@ -13,12 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,17 +31,24 @@ import org.slf4j.LoggerFactory;
  * that move ({@link Streamer}), then complete the change in a new epoch. A drive that fails (a
  * source or a destination down) is started again on the next tick and resumes where the stream
  * stopped; so is one interrupted by a crash, once the node is back.
+ *
+ * <p>A drive is a chain of steps ({@link Execution}): its checks and streams on the worker, the
+ * completion of the change on the io thread (as every proposal), its pauses (the settle time, the
+ * polls for acknowledgements) on the scheduler, measured on the node's monotonic clock. One drive
+ * at a time, never during an ownership sweep ({@link Execution#inTurn}); {@link #left} completes on
+ * the worker once a decommission is over.
  */
 final class ChangeDriver {
   private static final Logger log = LoggerFactory.getLogger(ChangeDriver.class);
-  private static final long LOG_EVERY_MILLIS = 10_000;
+  private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+  private static final Duration POLL = Duration.ofMillis(100);
 
   private final Membership membership;
   private final PeerTransport transport;
   private final MembershipStore files;
   private final Streamer streamer;
   private final BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip;
-  private final BooleanSupplier closed;
+  private final Execution execution;
   private final Duration settleTime;
   private final NodeId self;
   private final AtomicLong driving = new AtomicLong(-1);
@@ -54,14 +60,14 @@ final class ChangeDriver {
       MembershipStore files,
       Streamer streamer,
       BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip,
-      BooleanSupplier closed,
+      Execution execution,
       Duration settleTime) {
     this.membership = membership;
     this.transport = transport;
     this.files = files;
     this.streamer = streamer;
     this.gossip = gossip;
-    this.closed = closed;
+    this.execution = execution;
     this.settleTime = settleTime;
     this.self = membership.self();
   }
@@ -70,8 +76,12 @@ final class ChangeDriver {
     return left;
   }
 
-  /** Starts driving {@code state}'s change on {@code worker} if this node drives it. */
-  void maybeDrive(ClusterState state, ExecutorService worker) {
+  /**
+   * Starts driving {@code state}'s change if this node drives it and no drive runs; returns at
+   * once. Its end (or its failure, logged, to be resumed by a later call) frees the way for the
+   * next.
+   */
+  void maybeDrive(ClusterState state) {
     Optional<ClusterState.Change> change = state.change();
     if (change.isEmpty() || !driver(state, change.get()).equals(self)) {
       return;
@@ -79,16 +89,18 @@ final class ChangeDriver {
     if (!driving.compareAndSet(-1, change.get().epoch())) {
       return;
     }
-    worker.execute(
-        () -> {
-          try {
-            drive(change.get());
-          } catch (RuntimeException e) {
-            log.warn("{} stopped, to be resumed: {}", change.get(), e.getMessage());
-          } finally {
-            driving.set(-1);
-          }
-        });
+    execution
+        .inTurn(() -> drive(change.get()))
+        .whenComplete(
+            (done, error) -> {
+              if (error != null) {
+                log.warn(
+                    "{} stopped, to be resumed: {}",
+                    change.get(),
+                    Failures.unwrap(error).getMessage());
+              }
+              driving.set(-1);
+            });
   }
 
   private NodeId driver(ClusterState state, ClusterState.Change change) {
@@ -107,94 +119,122 @@ final class ChangeDriver {
     return membership.state().change().equals(Optional.of(change));
   }
 
-  private void drive(ClusterState.Change change) {
+  private CompletableFuture<Void> drive(ClusterState.Change change) {
     if (!current(change)) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     ClusterState state = membership.state();
-    awaitAcknowledged(
-        state, change.epoch(), change.kind() == ClusterState.Kind.REMOVE ? change.node() : null);
-    // Requests begun under the state before the change end meanwhile: a write that reached the old
-    // owners only is then there before the stream reads them, and a conditional write's round on
-    // the old replicas cannot still run once the change completes, when rounds go to the new ones.
-    settle();
+    return awaitAcknowledged(state, change.epoch(), removed(change))
+        // Requests begun under the state before the change end meanwhile: a write that reached the
+        // old owners only is then there before the stream reads them, and a conditional write's
+        // round on the old replicas cannot still run once the change completes, when rounds go to
+        // the new ones.
+        .thenCompose(acknowledged -> execution.pause(settleTime))
+        .thenComposeAsync(settled -> stream(change, state), execution.worker());
+  }
+
+  private CompletableFuture<Void> stream(ClusterState.Change change, ClusterState state) {
     Owners owners = membership.owners();
     if (!current(change)) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     log.info("{}: every reachable member acknowledged; streaming", change);
     // Each source sends only the records it hands off, so each new replica of a record gets it
     // once, from the owner it replaces (Owners#handoffSource).
-    switch (change.kind()) {
-      case JOIN ->
-          streamEach(
-              change.epoch(),
-              state.owners(),
-              source -> start -> handoff(source, change.epoch(), Optional.of(self), start),
-              entry -> List.of(self));
-      case DECOMMISSION ->
-          streamEach(
-              change.epoch(),
-              List.of(self),
-              source -> start -> streamer.handoff(owners, null, start, false),
-              entry -> gained(owners, entry));
-      case REMOVE, MOVE ->
-          streamEach(
-              change.epoch(),
-              state.owners().stream().filter(source -> !source.equals(removed(change))).toList(),
-              source ->
-                  start ->
-                      source.equals(self)
-                          ? streamer.handoff(owners, null, start, false)
-                          : handoff(source, change.epoch(), Optional.empty(), start),
-              entry -> gained(owners, entry));
-    }
+    CompletableFuture<Void> streamed =
+        switch (change.kind()) {
+          case JOIN ->
+              streamEach(
+                  change.epoch(),
+                  state.owners(),
+                  source -> start -> handoff(source, change.epoch(), Optional.of(self), start),
+                  entry -> List.of(self));
+          case DECOMMISSION ->
+              streamEach(
+                  change.epoch(),
+                  List.of(self),
+                  source -> start -> streamer.handoff(owners, null, start, false),
+                  entry -> gained(owners, entry));
+          case REMOVE, MOVE ->
+              streamEach(
+                  change.epoch(),
+                  state.owners().stream()
+                      .filter(source -> !source.equals(removed(change)))
+                      .toList(),
+                  source ->
+                      start ->
+                          source.equals(self)
+                              ? streamer.handoff(owners, null, start, false)
+                              : handoff(source, change.epoch(), Optional.empty(), start),
+                  entry -> gained(owners, entry));
+        };
+    return streamed.thenComposeAsync(done -> complete(change), execution.worker());
+  }
+
+  /** Completes {@code change} in a new epoch, on the io thread; a decommission then leaves. */
+  private CompletableFuture<Void> complete(ClusterState.Change change) {
     String streamed = streamer.summary();
-    ClusterState done =
-        membership.propose(
-            s -> {
-              if (!s.change().equals(Optional.of(change))) {
-                throw new IllegalStateException("the change is no longer in progress");
+    return execution
+        .onIo(
+            () ->
+                membership.propose(
+                    s -> {
+                      if (!s.change().equals(Optional.of(change))) {
+                        throw new IllegalStateException("the change is no longer in progress");
+                      }
+                      return s.completed();
+                    }))
+        .thenComposeAsync(
+            done -> {
+              log.info("{} complete: epoch {}; streamed {}", change, done.epoch(), streamed);
+              files.deleteStartingWith("stream-" + change.epoch() + "-");
+              if (change.kind() != ClusterState.Kind.DECOMMISSION) {
+                return CompletableFuture.completedFuture(null);
               }
-              return s.completed();
-            });
-    log.info("{} complete: epoch {}; streamed {}", change, done.epoch(), streamed);
-    files.deleteStartingWith("stream-" + change.epoch() + "-");
-    if (change.kind() == ClusterState.Kind.DECOMMISSION) {
-      awaitAcknowledged(done, done.epoch(), null);
-      files.markDecommissioned();
-      log.info("decommissioned: every reachable member knows this node left");
-      left.complete(null);
-    }
+              return awaitAcknowledged(done, done.epoch(), null)
+                  .thenRunAsync(
+                      () -> {
+                        files.markDecommissioned();
+                        log.info("decommissioned: every reachable member knows this node left");
+                        left.complete(null);
+                      },
+                      execution.worker());
+            },
+            execution.worker());
   }
 
   /**
-   * Streams from every source at once, one thread each, sharing the node's streaming rate: a source
-   * scans all its records to find those it hands off, so the scanning is spread over the sources
-   * rather than done by one at a time. Waits for all; a source that failed fails the drive once the
+   * Streams from every source at once, sharing the node's streaming rate: a source scans all its
+   * records to find those it hands off, so the scanning is spread over the sources rather than done
+   * by one at a time. Completes once all are done; a source that failed fails the drive once the
    * others are done (their progress is kept).
    */
-  private void streamEach(
+  private CompletableFuture<Void> streamEach(
       long epoch,
       List<NodeId> sources,
       Function<NodeId, Function<Key, ScanCursor>> open,
       Function<Entry, List<NodeId>> destinations) {
-    List<Future<?>> streams = new ArrayList<>();
-    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (NodeId source : sources) {
-        streams.add(
-            threads.submit(() -> streamer.stream(epoch, source, open.apply(source), destinations)));
-      }
+    List<CompletableFuture<Void>> streams = new ArrayList<>();
+    for (NodeId source : sources) {
+      streams.add(
+          execution.onWorker(
+              () -> streamer.stream(epoch, source, open.apply(source), destinations)));
     }
-    for (Future<?> stream : streams) {
-      if (stream.state() == Future.State.FAILED
-          && stream.exceptionNow() instanceof RuntimeException e) {
-        throw e;
-      }
-      if (stream.state() != Future.State.SUCCESS) {
-        throw new Streamer.StreamException("a stream did not finish: " + stream.state(), null);
-      }
-    }
+    return CompletableFuture.allOf(streams.toArray(CompletableFuture[]::new))
+        .handle(
+            (all, any) -> {
+              for (CompletableFuture<Void> stream : streams) {
+                if (stream.state() == Future.State.FAILED
+                    && Failures.unwrap(stream.exceptionNow()) instanceof RuntimeException e) {
+                  throw e;
+                }
+                if (stream.state() != Future.State.SUCCESS) {
+                  throw new Streamer.StreamException(
+                      "a stream did not finish: " + stream.state(), null);
+                }
+              }
+              return null;
+            });
   }
 
   /** The node a removal takes away, which cannot stream; none for the other kinds. */
@@ -211,43 +251,44 @@ final class ChangeDriver {
     return owners.gained(entry.key(), entry.record().replicas());
   }
 
-  private void settle() {
-    long until = System.nanoTime() + settleTime.toNanos();
-    while (!closed.getAsBoolean()
-        && !Thread.currentThread().isInterrupted()
-        && System.nanoTime() < until) {
-      Threads.sleep(Math.min(100, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
-    }
+  /**
+   * Completes once every member of {@code state} but this node and {@code except} that is reachable
+   * has reported {@code epoch} or a newer one, gossiping with those that have not at each poll;
+   * fails with {@link Streamer.StreamException} if the node closes first.
+   */
+  private CompletableFuture<Void> awaitAcknowledged(ClusterState state, long epoch, NodeId except) {
+    long[] loggedAt = {execution.nanoTime()};
+    return execution.loop(
+        () -> {
+          if (execution.closed()) {
+            throw new Streamer.StreamException("the node is closing", null);
+          }
+          List<NodeId> missing = unacknowledged(state, epoch, except);
+          if (missing.isEmpty()) {
+            return CompletableFuture.completedFuture(false);
+          }
+          if (execution.nanoTime() - loggedAt[0] > LOG_EVERY_NANOS) {
+            log.info("waiting for {} to acknowledge epoch {}", missing, epoch);
+            loggedAt[0] = execution.nanoTime();
+          }
+          return execution.pause(POLL).thenApply(polled -> true);
+        });
   }
 
-  /**
-   * Waits until every member of {@code state} but this node and {@code except} that is reachable
-   * has reported {@code epoch} or a newer one, gossiping with those that have not.
-   */
-  private void awaitAcknowledged(ClusterState state, long epoch, NodeId except) {
-    long loggedAt = System.currentTimeMillis();
-    while (!closed.getAsBoolean()) {
-      List<NodeId> missing = new ArrayList<>();
-      for (Member member : state.members()) {
-        NodeId id = member.id();
-        if (id.equals(self) || id.equals(except) || !transport.state(id).reachable()) {
-          continue;
-        }
-        if (membership.seenEpoch(id) < epoch) {
-          missing.add(id);
-          // Answered or not, the next pass looks again.
-          CompletableFuture<Void> unused = gossip.apply(id, membership.state());
-        }
+  /** The reachable members that have not reported {@code epoch}; each is sent this node's state. */
+  private List<NodeId> unacknowledged(ClusterState state, long epoch, NodeId except) {
+    List<NodeId> missing = new ArrayList<>();
+    for (Member member : state.members()) {
+      NodeId id = member.id();
+      if (id.equals(self) || id.equals(except) || !transport.state(id).reachable()) {
+        continue;
       }
-      if (missing.isEmpty()) {
-        return;
+      if (membership.seenEpoch(id) < epoch) {
+        missing.add(id);
+        // Answered or not, the next poll looks again.
+        CompletableFuture<Void> unused = gossip.apply(id, membership.state());
       }
-      if (System.currentTimeMillis() - loggedAt > LOG_EVERY_MILLIS) {
-        log.info("waiting for {} to acknowledge epoch {}", missing, epoch);
-        loggedAt = System.currentTimeMillis();
-      }
-      Threads.sleep(100);
     }
-    throw new Streamer.StreamException("the node is closing", null);
+    return missing;
   }
 }

@@ -7,7 +7,6 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
 import io.kvorum.node.core.ScanCursor;
-import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
@@ -19,11 +18,12 @@ import io.kvorum.node.transport.PeerTransport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +35,14 @@ import org.slf4j.LoggerFactory;
  * it is responsible for ({@link ChangeDriver}), and sweeps the records it no longer owns once a
  * change is complete everywhere ({@link OwnershipSweep}).
  *
- * <p>Threads (the node's, given): gossip answers and proposals run on one "kvorum-membership-io"
- * thread (they write the state file); streaming and sweeps on one "kvorum-membership" worker, which
- * may block, and ends what it does soon after {@link #close}.
+ * <p>Threads and time (the node's, given; {@link Execution}): the ticks run on the scheduler;
+ * gossip answers, admissions and every proposal or adoption of a state on one io thread ({@code
+ * kvorum-membership-io}; they write the state file, one at a time); the steps of streaming, sweeps
+ * and a join's requests on one worker ({@code kvorum-membership}). No thread waits: every pause and
+ * deadline is a task on the scheduler, measured on the monotonic clock given ({@code nanoTime}), so
+ * a scheduler in virtual time runs all of it. Only {@link #decommission} and {@link #remove} wait,
+ * on their caller's thread, for the io thread. After {@link #close}, the work in progress stops at
+ * its next step.
  */
 public final class MembershipService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MembershipService.class);
@@ -59,18 +64,17 @@ public final class MembershipService implements AutoCloseable {
   private final PeerTransport transport;
   private final Settings settings;
   private final ScheduledExecutorService timers;
-  private final LongSupplier wallMillis;
-  private final ExecutorService io;
-  private final ExecutorService worker;
+  private final Execution execution;
   private final Streamer streamer;
   private final ChangeDriver driver;
   private final OwnershipSweep sweep;
   private final ChangeRequests requests;
   private final CompletableFuture<Void> joined = new CompletableFuture<>();
   private final CompletableFuture<Void> inZone = new CompletableFuture<>();
+  // A move asked for and not stored yet: the ticks meanwhile do not ask again.
+  private final AtomicBoolean askingToMove = new AtomicBoolean();
   // The zone this node was started in (--zone); null until the server says.
   private volatile Zone zone;
-  private volatile boolean closed;
   // What changed() saw last: whether this node was a member, and whether it was decommissioning.
   private volatile boolean wasMember;
   private volatile boolean decommissioning;
@@ -79,6 +83,13 @@ public final class MembershipService implements AutoCloseable {
   // member just admitted before the transport has a connection to it ("it is not a member").
   private volatile ClusterState known;
 
+  /**
+   * @param timers where the ticks, pauses and deadlines are scheduled
+   * @param io the one thread of cluster states: gossip answers, admissions, proposals, adoptions
+   * @param worker the one thread of the steps of streams, sweeps and joins
+   * @param wallMillis the wall clock: when a change started
+   * @param nanoTime the monotonic clock: how long a pause or a deadline has run
+   */
   public MembershipService(
       Membership membership,
       MembershipStore files,
@@ -86,23 +97,23 @@ public final class MembershipService implements AutoCloseable {
       PeerTransport transport,
       Settings settings,
       ScheduledExecutorService timers,
-      ExecutorService io,
-      ExecutorService worker,
-      LongSupplier wallMillis) {
+      Executor io,
+      Executor worker,
+      LongSupplier wallMillis,
+      LongSupplier nanoTime) {
     this.membership = membership;
     this.transport = transport;
     this.settings = settings;
     this.timers = timers;
-    this.io = io;
-    this.worker = worker;
-    this.wallMillis = wallMillis;
+    this.execution = new Execution(timers, nanoTime, io, worker);
     this.streamer =
         new Streamer(
             membership.self(),
             storage,
             transport,
             new RepairRate(settings.bytesPerSecond(), timers),
-            files);
+            files,
+            execution);
     this.driver =
         new ChangeDriver(
             membership,
@@ -110,12 +121,12 @@ public final class MembershipService implements AutoCloseable {
             files,
             streamer,
             this::gossipTo,
-            () -> closed,
+            execution,
             settings.settleTime());
     this.sweep =
-        new OwnershipSweep(
-            membership, files, storage, transport, settings.settleTime(), () -> closed);
-    this.requests = new ChangeRequests(membership, transport, io, wallMillis, this::gossipWithAll);
+        new OwnershipSweep(membership, files, storage, transport, settings.settleTime(), execution);
+    this.requests =
+        new ChangeRequests(membership, transport, execution, wallMillis, this::gossipWithAll);
     membership.onChange(this::changed);
     changed(membership.state());
   }
@@ -196,13 +207,23 @@ public final class MembershipService implements AutoCloseable {
     if (now.equals(wanted)) {
       return;
     }
-    try {
-      log.info("this node was started in zone {}, the cluster has it in zone {}", wanted, now);
-      requests.move(wanted);
-    } catch (RuntimeException e) {
-      // Another change started meanwhile: the next tick asks again once it is over.
-      log.info("cannot move to zone {} yet: {}", wanted, Failures.rootMessage(e));
+    if (!askingToMove.compareAndSet(false, true)) {
+      return;
     }
+    log.info("this node was started in zone {}, the cluster has it in zone {}", wanted, now);
+    requests
+        .move(wanted)
+        .whenComplete(
+            (change, error) -> {
+              askingToMove.set(false);
+              if (error != null) {
+                // Another change started meanwhile: the next tick asks again once it is over.
+                log.info("cannot move to zone {} yet: {}", wanted, Failures.rootMessage(error));
+              } else {
+                // Driven at once, as the tick that asked would have before the move was stored.
+                driver.maybeDrive(known);
+              }
+            });
   }
 
   /** Completes once this node is a normal member (at once for a member of a seeded cluster). */
@@ -216,7 +237,7 @@ public final class MembershipService implements AutoCloseable {
   }
 
   private void tick() {
-    if (closed) {
+    if (execution.closed()) {
       return;
     }
     try {
@@ -224,8 +245,8 @@ public final class MembershipService implements AutoCloseable {
       if (state.epoch() > 0) {
         gossipWithAll(state);
         maybeMove(state);
-        driver.maybeDrive(known, worker);
-        sweep.maybeSweep(state, worker);
+        driver.maybeDrive(known);
+        sweep.maybeSweep(state);
       }
     } catch (RuntimeException e) {
       log.warn("membership tick failed", e);
@@ -262,7 +283,7 @@ public final class MembershipService implements AutoCloseable {
               membership.seen(peer, theirs.epoch());
               membership.adopt(theirs);
             },
-            io)
+            execution.io())
         .exceptionally(error -> null);
   }
 
@@ -278,90 +299,71 @@ public final class MembershipService implements AutoCloseable {
           }
           return membership.state();
         },
-        io);
+        execution.io());
   }
 
   /** A new node asks to join: admitted as joining unless another change is in progress. */
   public CompletableFuture<ClusterState> admit(Member member) {
-    return CompletableFuture.supplyAsync(() -> admitNow(member), io);
-  }
-
-  private ClusterState admitNow(Member member) {
-    ClusterState state = membership.state();
-    Optional<ClusterState.Change> change = state.change();
-    if (change.isPresent()
-        && change.get().kind() == ClusterState.Kind.JOIN
-        && change.get().node().equals(member.id())) {
-      return state;
-    }
-    if (state.node(member.id()).isPresent()) {
-      throw new InvalidRequestException(
-          "join",
-          "node '"
-              + member.id()
-              + "' is already a member; a member that lost its data must be removed first");
-    }
-    if (change.isPresent()) {
-      throw new UnavailableException("another change is in progress: " + change.get());
-    }
-    if (state.state(membership.self()).orElse(null) != MemberState.NORMAL) {
-      throw new UnavailableException(membership.self() + " is not a normal member");
-    }
-    log.info("admitting {} as a joining node", member);
-    return membership.propose(s -> s.withJoining(member, wallMillis.getAsLong()));
+    return requests.admit(member);
   }
 
   // ---- joining --------------------------------------------------------------------------------
 
   /**
    * Asks the member at {@code host}:{@code port} to admit this node, again and again with a growing
-   * pause while it refuses (another change in progress, not reachable yet); completes once this
-   * node is a normal member, its records streamed.
+   * pause while it refuses (another change in progress, not reachable yet) ({@link JoinRequest});
+   * completes once this node is a normal member, its records streamed.
    */
   public CompletableFuture<Void> join(String host, int port, Member self) {
-    worker.execute(() -> askToJoin(host, port, self));
+    // Ends once this node holds a state, or fails as the node closes: joined says what matters.
+    CompletableFuture<Void> unused =
+        new JoinRequest(membership, transport, execution, host, port, self).start();
     return joined;
-  }
-
-  private void askToJoin(String host, int port, Member self) {
-    long pauseMillis = 500;
-    while (!closed && membership.state().epoch() == 0) {
-      try {
-        ClusterState admitted =
-            transport.callAt(host, port, MembershipProtocol.JOIN, self).get(30, TimeUnit.SECONDS);
-        CompletableFuture.runAsync(() -> membership.adopt(admitted), io).join();
-        log.info(
-            "admitted into the cluster through {}:{} at epoch {}", host, port, admitted.epoch());
-        return;
-      } catch (Exception e) {
-        log.info(
-            "cannot join through {}:{} yet ({}); asking again in {} ms",
-            host,
-            port,
-            Failures.rootMessage(e),
-            pauseMillis);
-        Threads.sleep(pauseMillis);
-        pauseMillis = Math.min(pauseMillis * 2, 10_000);
-      }
-    }
   }
 
   // ---- operator requests ----------------------------------------------------------------------
 
-  /** Starts this node's decommission; it streams its records away and then leaves. */
-  public ClusterState.Change decommission() {
+  /**
+   * Starts this node's decommission; it streams its records away and then leaves. Completes, on the
+   * io thread, with the change once it is stored; fails with {@link
+   * io.kvorum.node.core.ClusterChangeException} if this node is the last member or another change
+   * is in progress.
+   */
+  public CompletableFuture<ClusterState.Change> startDecommission() {
     return requests.decommission();
   }
 
   /**
    * Starts the removal of {@code node}, which must be down; or, if {@code node} is the one joining,
    * aborts its join (a node that died for good while it joined would otherwise hold the cluster in
-   * its change forever).
-   *
-   * @return the removal started, or the join aborted (a change of kind JOIN)
+   * its change forever). Completes, on the io thread, with the removal started or the join aborted
+   * (a change of kind JOIN) once the new state is stored; fails with {@link
+   * io.kvorum.node.core.ClusterChangeException} (an unknown node, a node that is up, another change
+   * in progress) or {@link InvalidRequestException} (this node).
    */
-  public ClusterState.Change remove(NodeId node) {
+  public CompletableFuture<ClusterState.Change> startRemoval(NodeId node) {
     return requests.remove(node);
+  }
+
+  /**
+   * As {@link #startDecommission}, but waits on the calling thread until the io thread has stored
+   * the change (an fsync), and throws as it fails: for callers that cannot take a future yet.
+   */
+  public ClusterState.Change decommission() {
+    return awaitOnCaller(startDecommission());
+  }
+
+  /** As {@link #startRemoval}, but waits on the calling thread as {@link #decommission} does. */
+  public ClusterState.Change remove(NodeId node) {
+    return awaitOnCaller(startRemoval(node));
+  }
+
+  private static <T> T awaitOnCaller(CompletableFuture<T> request) {
+    try {
+      return request.join();
+    } catch (CompletionException e) {
+      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
+    }
   }
 
   /**
@@ -385,9 +387,12 @@ public final class MembershipService implements AutoCloseable {
     return figures;
   }
 
-  /** Stops driving changes and streaming; the threads are stopped by their owner after this. */
+  /**
+   * Stops driving changes, streaming and sweeping: what is in progress stops at its next step, its
+   * pending pauses and deadlines fail at once. The threads are stopped by their owner after this.
+   */
   @Override
   public void close() {
-    closed = true;
+    execution.close();
   }
 }

@@ -1,6 +1,7 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -16,10 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,18 +29,26 @@ import org.slf4j.LoggerFactory;
  * that, a coordinator still on the old epoch may read the key here. A record is dropped only if it
  * is still the version scanned, so a write racing the sweep is kept. The epoch swept last is kept
  * in the data directory ({@value #SWEPT_FILE}), so a restart does not sweep again.
+ *
+ * <p>The settle time is measured on the node's monotonic clock ({@link Execution#nanoTime}) by the
+ * ticks that call {@link #maybeSweep}. A sweep is a chain of steps on the worker, one per batch of
+ * the scan; each batch, and the drops it asks for, has {@value #BATCH_TIMEOUT_SECONDS} s on the
+ * node's scheduler. One sweep at a time, never while this node drives a change ({@link
+ * Execution#inTurn}); it stops once the node is closing.
  */
 final class OwnershipSweep {
   private static final Logger log = LoggerFactory.getLogger(OwnershipSweep.class);
   static final String SWEPT_FILE = "swept-epoch";
   private static final int BATCH = 512;
+  private static final long BATCH_TIMEOUT_SECONDS = 60;
+  private static final Duration BATCH_TIMEOUT = Duration.ofSeconds(BATCH_TIMEOUT_SECONDS);
 
   private final Membership membership;
   private final MembershipStore files;
   private final StorageEngine storage;
   private final PeerTransport transport;
   private final long settleNanos;
-  private final BooleanSupplier closed;
+  private final Execution execution;
   private final AtomicBoolean running = new AtomicBoolean();
   private volatile long swept;
   private long acknowledgedEpoch = -1;
@@ -53,19 +60,19 @@ final class OwnershipSweep {
       StorageEngine storage,
       PeerTransport transport,
       Duration settle,
-      BooleanSupplier closed) {
+      Execution execution) {
     this.membership = membership;
     this.files = files;
     this.storage = storage;
     this.transport = transport;
     this.settleNanos = settle.toNanos();
-    this.closed = closed;
+    this.execution = execution;
     // A cluster still at its first epoch has had nothing move.
     this.swept = files.read(SWEPT_FILE).map(b -> ByteBuffer.wrap(b).getLong()).orElse(1L);
   }
 
-  /** Sweeps {@code state} on {@code worker} once it is due. Called from the timer only. */
-  void maybeSweep(ClusterState state, ExecutorService worker) {
+  /** Starts sweeping {@code state} once it is due; returns at once. Called from the timer only. */
+  void maybeSweep(ClusterState state) {
     NodeId self = membership.self();
     if (state.change().isPresent()
         || state.epoch() <= swept
@@ -83,55 +90,77 @@ final class OwnershipSweep {
     }
     if (acknowledgedEpoch != state.epoch()) {
       acknowledgedEpoch = state.epoch();
-      acknowledgedAt = System.nanoTime();
+      acknowledgedAt = execution.nanoTime();
       return;
     }
-    if (System.nanoTime() - acknowledgedAt < settleNanos || !running.compareAndSet(false, true)) {
+    if (execution.nanoTime() - acknowledgedAt < settleNanos
+        || !running.compareAndSet(false, true)) {
       return;
     }
-    worker.execute(
-        () -> {
-          try {
-            sweep(state.epoch());
-          } catch (RuntimeException e) {
-            log.warn("sweep of records no longer owned failed; it runs again: {}", e.toString());
-          } finally {
-            running.set(false);
-          }
-        });
+    execution
+        .inTurn(() -> sweep(state.epoch()))
+        .whenComplete(
+            (done, error) -> {
+              if (error != null) {
+                log.warn(
+                    "sweep of records no longer owned failed; it runs again: {}",
+                    Failures.unwrap(error).toString());
+              }
+              running.set(false);
+            });
   }
 
-  private void sweep(long epoch) {
+  private CompletableFuture<Void> sweep(long epoch) {
     Owners owners = membership.owners();
     if (owners.state().epoch() != epoch) {
-      return;
+      return CompletableFuture.completedFuture(null);
+    }
+    AtomicLong dropped = new AtomicLong();
+    ScanCursor cursor = storage.scan(KeyRange.from(Key.of(new byte[] {0})));
+    return execution
+        .loop(() -> dropNext(cursor, owners, dropped))
+        .whenComplete((done, error) -> cursor.close())
+        .thenRunAsync(
+            () -> {
+              if (execution.closed()) {
+                return;
+              }
+              swept = epoch;
+              files.write(SWEPT_FILE, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
+              log.info(
+                  "dropped {} records this node no longer owns at epoch {}", dropped.get(), epoch);
+            },
+            execution.worker());
+  }
+
+  /** Drops what the next batch holds that this node no longer owns; completes with "more?". */
+  private CompletableFuture<Boolean> dropNext(
+      ScanCursor cursor, Owners owners, AtomicLong dropped) {
+    if (execution.closed()) {
+      return CompletableFuture.completedFuture(false);
     }
     NodeId self = membership.self();
-    long dropped = 0;
-    try (ScanCursor cursor = storage.scan(KeyRange.from(Key.of(new byte[] {0})))) {
-      while (!closed.getAsBoolean()) {
-        List<Entry> batch = cursor.next(BATCH, 4L << 20).get(60, TimeUnit.SECONDS);
-        if (batch.isEmpty()) {
-          break;
-        }
-        List<CompletableFuture<Boolean>> drops = new ArrayList<>();
-        for (Entry entry : batch) {
-          if (!owners.readers(entry.key(), entry.record().replicas()).contains(self)) {
-            drops.add(storage.drop(entry.key(), entry.record().version()));
-          }
-        }
-        for (CompletableFuture<Boolean> drop : drops) {
-          dropped += drop.get(60, TimeUnit.SECONDS) ? 1 : 0;
-        }
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("sweep failed: " + e, e);
-    }
-    if (closed.getAsBoolean()) {
-      return;
-    }
-    swept = epoch;
-    files.write(SWEPT_FILE, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
-    log.info("dropped {} records this node no longer owns at epoch {}", dropped, epoch);
+    return execution
+        .within(cursor.next(BATCH, 4L << 20), BATCH_TIMEOUT)
+        .thenCompose(
+            batch -> {
+              if (batch.isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+              }
+              List<CompletableFuture<Void>> drops = new ArrayList<>();
+              for (Entry entry : batch) {
+                if (!owners.readers(entry.key(), entry.record().replicas()).contains(self)) {
+                  drops.add(
+                      storage
+                          .drop(entry.key(), entry.record().version())
+                          .thenAccept(gone -> dropped.addAndGet(gone ? 1 : 0)));
+                }
+              }
+              return execution
+                  .within(
+                      CompletableFuture.allOf(drops.toArray(CompletableFuture[]::new)),
+                      BATCH_TIMEOUT)
+                  .thenApply(all -> true);
+            });
   }
 }

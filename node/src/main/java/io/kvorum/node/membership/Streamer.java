@@ -2,6 +2,7 @@ package io.kvorum.node.membership;
 
 import io.kvorum.node.antientropy.RepairRate;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -11,14 +12,13 @@ import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.topology.Owners;
 import io.kvorum.node.topology.StreamFigures;
 import io.kvorum.node.transport.PeerTransport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -28,32 +28,45 @@ import java.util.function.Function;
  * each batch is stored on every destination, the last key passed is kept in the data directory
  * ({@code stream-<epoch>-<source>.resume}), and a restarted stream carries on after it; a finished
  * source leaves {@code stream-<epoch>-<source>.done}. Receivers merge by last-writer-wins, so a
- * batch sent twice is harmless. Blocking: each source streams on its own thread of a drive ({@link
- * ChangeDriver}); the rate and the figures are shared.
+ * batch sent twice is harmless.
+ *
+ * <p>Nothing waits on a thread: a stream is a chain of steps on the membership worker, each started
+ * when the batch it needs has come ({@link Execution#loop}). Each wait has a deadline on the node's
+ * scheduler, {@value #BATCH_TIMEOUT_SECONDS} s: the next batch of the scan, the streaming rate's
+ * permit, the writes of a batch on its destinations; one missed fails the stream. The sources of a
+ * drive ({@link ChangeDriver}) stream at once and share the rate and the figures.
  */
 final class Streamer {
   private static final int BATCH_ENTRIES = 256;
   private static final long BATCH_BYTES = 1 << 20;
   private static final long BATCH_TIMEOUT_SECONDS = 60;
+  private static final Duration BATCH_TIMEOUT = Duration.ofSeconds(BATCH_TIMEOUT_SECONDS);
 
   private final NodeId self;
   private final StorageEngine storage;
   private final PeerTransport transport;
   private final RepairRate rate;
   private final MembershipStore files;
+  private final Execution execution;
   private final Map<NodeId, StreamProgress> progress = new ConcurrentHashMap<>();
 
+  /**
+   * @param execution where the steps of a stream run (the worker: they read and write its files),
+   *     where its deadlines are kept, and whether the node is closing
+   */
   Streamer(
       NodeId self,
       StorageEngine storage,
       PeerTransport transport,
       RepairRate rate,
-      MembershipStore files) {
+      MembershipStore files,
+      Execution execution) {
     this.self = self;
     this.storage = storage;
     this.transport = transport;
     this.rate = rate;
     this.files = files;
+    this.execution = execution;
   }
 
   /** Streaming figures per member, as this node sees them, for the change in progress. */
@@ -115,11 +128,14 @@ final class Streamer {
   /**
    * Streams the records of {@code source} that {@code open} gives from a start key to the nodes
    * {@code destinations} names for each (this node included: stored locally), from where a previous
-   * run of the same change stopped.
+   * run of the same change stopped. Called on the worker, where each of its steps runs (reading and
+   * writing the resume files); streams of several sources run at once, their steps interleaved.
    *
-   * @throws StreamException if the source or a destination failed; run again to resume
+   * @return completes once every record is on its destinations and the source is marked done; fails
+   *     with {@link StreamException} if the source or a destination failed, a batch did not come or
+   *     was not stored within its deadline, or the node is closing: run again to resume
    */
-  void stream(
+  CompletableFuture<Void> stream(
       long epoch,
       NodeId source,
       Function<Key, ScanCursor> open,
@@ -127,28 +143,51 @@ final class Streamer {
     String name = "stream-" + epoch + "-" + source.value();
     if (files.read(name + ".done").isPresent()) {
       progress(source).done();
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     Key start =
         files
             .read(name + ".resume")
             .map(last -> Key.of(Arrays.copyOf(last, last.length + 1)))
             .orElse(Key.of(new byte[] {0}));
-    try (ScanCursor cursor = open.apply(start)) {
-      while (true) {
-        List<Entry> batch = await(cursor.next(BATCH_ENTRIES, BATCH_BYTES), "scan of " + source);
-        if (batch.isEmpty()) {
-          break;
-        }
-        send(source, batch, destinations);
-        files.write(name + ".resume", batch.get(batch.size() - 1).key().bytes());
-      }
-    }
-    files.write(name + ".done", new byte[0]);
-    progress(source).done();
+    ScanCursor cursor = open.apply(start);
+    return execution
+        .loop(() -> nextBatch(name, source, cursor, destinations))
+        .whenComplete((done, error) -> cursor.close())
+        .thenRunAsync(
+            () -> {
+              files.write(name + ".done", new byte[0]);
+              progress(source).done();
+            },
+            execution.worker());
   }
 
-  private void send(NodeId source, List<Entry> batch, Function<Entry, List<NodeId>> destinations) {
+  /** Streams the cursor's next batch; completes with whether there may be more. */
+  private CompletableFuture<Boolean> nextBatch(
+      String name, NodeId source, ScanCursor cursor, Function<Entry, List<NodeId>> destinations) {
+    if (execution.closed()) {
+      throw new StreamException("the node is closing", null);
+    }
+    return await(cursor.next(BATCH_ENTRIES, BATCH_BYTES), "scan of " + source)
+        .thenComposeAsync(
+            batch ->
+                batch.isEmpty()
+                    ? CompletableFuture.completedFuture(false)
+                    : send(source, batch, destinations)
+                        .thenApplyAsync(
+                            stored -> {
+                              // Only once every destination stored the batch: a resumed stream
+                              // never skips a record that did not arrive.
+                              files.write(
+                                  name + ".resume", batch.get(batch.size() - 1).key().bytes());
+                              return true;
+                            },
+                            execution.worker()),
+            execution.worker());
+  }
+
+  private CompletableFuture<Void> send(
+      NodeId source, List<Entry> batch, Function<Entry, List<NodeId>> destinations) {
     List<Entry> local = new ArrayList<>();
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     long bytes = 0;
@@ -167,29 +206,46 @@ final class Streamer {
         }
       }
     }
-    if (bytes > 0) {
-      await(rate.acquire(bytes), "the streaming rate");
-    }
-    if (!local.isEmpty()) {
-      writes.add(storage.putAll(local));
-    }
-    await(
-        CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)),
-        "writes of streamed records");
+    CompletableFuture<Void> paced =
+        bytes > 0
+            ? await(rate.acquire(bytes), "the streaming rate")
+            : CompletableFuture.completedFuture(null);
+    return paced.thenComposeAsync(
+        unused -> {
+          if (!local.isEmpty()) {
+            writes.add(storage.putAll(local));
+          }
+          return await(
+              CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)),
+              "writes of streamed records");
+        },
+        execution.worker());
   }
 
-  private static <T> T await(CompletableFuture<T> future, String what) {
-    try {
-      return future.get(BATCH_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new StreamException(what + " failed: " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      future.cancel(false);
-      throw new StreamException(what + " took over " + BATCH_TIMEOUT_SECONDS + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StreamException("interrupted during " + what, e);
-    }
+  /**
+   * {@code future}'s outcome within the batch deadline, a failure as a {@link StreamException}
+   * naming {@code what}: "failed" with its cause, or "took over" the deadline (then it is
+   * cancelled).
+   */
+  private <T> CompletableFuture<T> await(CompletableFuture<T> future, String what) {
+    CompletableFuture<T> outcome = new CompletableFuture<>();
+    execution
+        .within(future, BATCH_TIMEOUT)
+        .whenComplete(
+            (value, error) -> {
+              Throwable cause = error == null ? null : Failures.unwrap(error);
+              if (cause == null) {
+                outcome.complete(value);
+              } else if (cause instanceof TimeoutException) {
+                outcome.completeExceptionally(
+                    new StreamException(
+                        what + " took over " + BATCH_TIMEOUT.toSeconds() + " s", cause));
+              } else {
+                outcome.completeExceptionally(
+                    new StreamException(what + " failed: " + cause, cause));
+              }
+            });
+    return outcome;
   }
 
   /** A stream that stopped; running it again resumes it. */

@@ -71,21 +71,7 @@ public final class ReplicationBootstrap {
                 resources.nanoTime(),
                 resources.registry()));
     followMembership(config.nodeId(), membership, treeKeeper, antiEntropy);
-    MembershipService changes =
-        resources.closeOnStop(
-            new MembershipService(
-                membership,
-                storage.membershipFiles(),
-                engine,
-                cluster.transport(),
-                new MembershipService.Settings(
-                    config.repair().bytesPerSecond(),
-                    MembershipService.GOSSIP_INTERVAL,
-                    config.membership().settleTime(config.requestTimeout())),
-                resources.timers(),
-                resources.ownThread("kvorum-membership-io"),
-                resources.ownThread("kvorum-membership"),
-                clock::wallMillis));
+    MembershipService changes = membershipChanges(config, storage, cluster, resources, engine);
     PurgeSweeper sweeper =
         new PurgeSweeper(
             engine,
@@ -103,6 +89,34 @@ public final class ReplicationBootstrap {
             resources.registry());
     return new NodeReplication(
         engine, handoff, antiEntropy, changes, sweeper, acceptor, paxosSweeper);
+  }
+
+  /**
+   * The node's part in membership changes over {@code engine}: gossip and admissions on a thread of
+   * their own, streaming and sweeps on another, its pauses and deadlines on the timer thread,
+   * measured on the system's monotonic clock.
+   */
+  private static MembershipService membershipChanges(
+      NodeConfig config,
+      NodeStorage storage,
+      NodeCluster cluster,
+      NodeResources resources,
+      StorageEngine engine) {
+    return resources.closeOnStop(
+        new MembershipService(
+            cluster.membership(),
+            storage.membershipFiles(),
+            engine,
+            cluster.transport(),
+            new MembershipService.Settings(
+                config.repair().bytesPerSecond(),
+                MembershipService.GOSSIP_INTERVAL,
+                config.membership().settleTime(config.requestTimeout())),
+            resources.timers(),
+            resources.ownThread("kvorum-membership-io"),
+            resources.ownThread("kvorum-membership"),
+            storage.clock()::wallMillis,
+            System::nanoTime));
   }
 
   /**

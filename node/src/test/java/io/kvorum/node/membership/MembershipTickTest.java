@@ -115,7 +115,8 @@ class MembershipTickTest {
                 timers,
                 io,
                 worker,
-                System::currentTimeMillis)) {
+                System::currentTimeMillis,
+                System::nanoTime)) {
       service.start();
 
       membership.propose(s -> s.withJoining(JOINER, System.currentTimeMillis()));
@@ -154,7 +155,8 @@ class MembershipTickTest {
                 timers,
                 io,
                 worker,
-                System::currentTimeMillis)) {
+                System::currentTimeMillis,
+                System::nanoTime)) {
       // The node's removal reached the transport; the state the ticks read still lists it.
       transport.known.remove(JOINER.id());
       service.start();
