@@ -20,10 +20,6 @@ public final class RepairRate {
   private long theoreticalArrival;
   private boolean started;
 
-  public RepairRate(long bytesPerSecond, ScheduledExecutorService timer) {
-    this(bytesPerSecond, timer, System::nanoTime);
-  }
-
   /**
    * @param timer keeps the waits
    * @param nanoTime monotonic time, as {@code timer} keeps it (a simulation's virtual time)

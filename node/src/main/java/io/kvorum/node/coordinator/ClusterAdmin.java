@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -78,23 +79,21 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Starts this node's decommission (SPEC §8).
-   *
-   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress
+   * Starts this node's decommission (SPEC §8): completes once the change is stored, failed with
+   * {@link io.kvorum.node.core.ClusterChangeException} if another change is in progress.
    */
-  public ClusterState.Change decommission() {
-    return changes.decommission();
+  public CompletableFuture<ClusterState.Change> decommission() {
+    return changes.startDecommission();
   }
 
   /**
-   * Starts the removal of {@code node}, a dead member (SPEC §8).
-   *
-   * @throws io.kvorum.node.core.ClusterChangeException if another change is in progress, the node
-   *     is not a member or is up
-   * @throws io.kvorum.node.core.InvalidRequestException if it is this node
+   * Starts the removal of {@code node}, a dead member (SPEC §8): completes once the change is
+   * stored, failed with {@link io.kvorum.node.core.ClusterChangeException} if another change is in
+   * progress, the node is not a member or is up, or {@link
+   * io.kvorum.node.core.InvalidRequestException} if it is this node.
    */
-  public ClusterState.Change remove(NodeId node) {
-    return changes.remove(node);
+  public CompletableFuture<ClusterState.Change> remove(NodeId node) {
+    return changes.startRemoval(node);
   }
 
   /** What this node streamed to or from each member during the change in progress. */

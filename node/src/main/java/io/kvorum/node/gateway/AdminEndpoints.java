@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -59,8 +60,6 @@ final class AdminEndpoints {
       case REPAIR -> repair();
       case LIVE -> json(HttpResponseStatus.OK, Map.of("status", "live"));
       case METRICS -> metrics();
-      case DECOMMISSION -> decommission();
-      case REMOVE -> remove(request);
       default -> throw new IllegalArgumentException("not an admin route: " + route);
     };
   }
@@ -134,14 +133,30 @@ final class AdminEndpoints {
     return view;
   }
 
-  /** Starts this node's decommission; it streams its records away, leaves, and exits. */
-  private FullHttpResponse decommission() {
-    ClusterState.Change change = admin.decommission();
+  /**
+   * A membership change asked for: this node's decommission (it streams its records away, leaves,
+   * and exits), or the removal of a dead member (or the abort of a dead joiner's join). Answered
+   * once the change is stored (an fsync on the membership's thread), never waited for here.
+   */
+  void changeMembership(Route route, FullHttpRequest request, Exchange exchange) {
+    CompletableFuture<FullHttpResponse> answer;
+    try {
+      answer =
+          route == Route.DECOMMISSION
+              ? admin.decommission().thenApply(this::started)
+              : admin.remove(removed(request)).thenApply(this::removal);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    exchange.respondWhenDone(answer, response -> response);
+  }
+
+  private FullHttpResponse started(ClusterState.Change change) {
     return json(HttpResponseStatus.ACCEPTED, MembershipView.started(change, status.nodeId()));
   }
 
-  /** Starts the removal of a dead member, or aborts the join of a dead joining node. */
-  private FullHttpResponse remove(FullHttpRequest request) {
+  /** The node a removal names. */
+  private static NodeId removed(FullHttpRequest request) {
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     String node =
         query
@@ -151,13 +166,14 @@ final class AdminEndpoints {
                 () ->
                     new InvalidRequestException(
                         KvorumApi.PARAM_NODE, "parameter 'node' (the id to remove) is required"));
-    NodeId id;
     try {
-      id = NodeId.of(node);
+      return NodeId.of(node);
     } catch (IllegalArgumentException e) {
       throw new InvalidRequestException(KvorumApi.PARAM_NODE, e.getMessage());
     }
-    ClusterState.Change change = admin.remove(id);
+  }
+
+  private FullHttpResponse removal(ClusterState.Change change) {
     if (change.kind() == ClusterState.Kind.JOIN) {
       // The node was joining: its join is aborted, done once answered.
       return json(HttpResponseStatus.OK, MembershipView.aborted(change, status.nodeId()));

@@ -46,6 +46,8 @@ final class Endpoints {
       data.handle(route, request, exchange);
     } else if (route == Route.SNAPSHOTS || route == Route.SNAPSHOT) {
       snapshots.handle(route, request, exchange);
+    } else if (route == Route.DECOMMISSION || route == Route.REMOVE) {
+      admin.changeMembership(route, request, exchange);
     } else {
       exchange.respond(admin.handle(route, request));
     }

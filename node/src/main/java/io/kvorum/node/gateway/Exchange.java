@@ -11,7 +11,9 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * One request on a connection and its response. Sets the framing and connection headers, records
@@ -68,6 +70,23 @@ final class Exchange {
     connectionHeaders(response);
     String status = String.valueOf(response.status().code());
     ctx.writeAndFlush(response).addListener(f -> finish(status, f.isSuccess()));
+  }
+
+  /**
+   * Writes the response {@code result} makes, once it completes (a failure as its problem), on the
+   * channel's event loop whatever thread completes it: for work that ends elsewhere (a snapshot, a
+   * membership change stored on its own thread).
+   */
+  <T> void respondWhenDone(CompletableFuture<T> result, Function<T, FullHttpResponse> success) {
+    result.whenComplete(
+        (value, error) ->
+            ctx.executor()
+                .execute(
+                    () ->
+                        respond(
+                            error == null
+                                ? success.apply(value)
+                                : HttpErrorMapper.toResponse(error))));
   }
 
   /**

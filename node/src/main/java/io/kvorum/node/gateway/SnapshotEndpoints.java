@@ -11,8 +11,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
 /**
  * {@code /v0/snapshots}: this node's snapshots (SPEC §11), taken, listed and deleted on the
@@ -31,18 +29,15 @@ final class SnapshotEndpoints {
   void handle(Route route, FullHttpRequest request, Exchange exchange) {
     if (route == Route.SNAPSHOT) {
       String name = Route.snapshotName(request.uri());
-      reply(exchange, snapshots.delete(name), done -> noContent());
+      exchange.respondWhenDone(snapshots.delete(name), done -> noContent());
     } else if (request.method().equals(HttpMethod.POST)) {
       String name = QueryParameters.parse(Route.query(request.uri())).text(PARAM_NAME).orElse(null);
-      reply(
-          exchange,
+      exchange.respondWhenDone(
           snapshots.take(name),
           manifest -> AdminEndpoints.json(HttpResponseStatus.CREATED, view(manifest)));
     } else {
-      reply(
-          exchange,
-          snapshots.list(),
-          list -> AdminEndpoints.json(HttpResponseStatus.OK, listing(list)));
+      exchange.respondWhenDone(
+          snapshots.list(), list -> AdminEndpoints.json(HttpResponseStatus.OK, listing(list)));
     }
   }
 
@@ -75,20 +70,5 @@ final class SnapshotEndpoints {
 
   private static FullHttpResponse noContent() {
     return new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT);
-  }
-
-  private static <T> void reply(
-      Exchange exchange, CompletableFuture<T> result, Function<T, FullHttpResponse> success) {
-    result.whenComplete(
-        (value, error) ->
-            exchange
-                .context()
-                .executor()
-                .execute(
-                    () ->
-                        exchange.respond(
-                            error == null
-                                ? success.apply(value)
-                                : HttpErrorMapper.toResponse(error))));
   }
 }

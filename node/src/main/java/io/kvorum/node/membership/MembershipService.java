@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -111,7 +110,7 @@ public final class MembershipService implements AutoCloseable {
             membership.self(),
             storage,
             transport,
-            new RepairRate(settings.bytesPerSecond(), timers),
+            new RepairRate(settings.bytesPerSecond(), timers, nanoTime),
             files,
             execution);
     this.driver =
@@ -343,27 +342,6 @@ public final class MembershipService implements AutoCloseable {
    */
   public CompletableFuture<ClusterState.Change> startRemoval(NodeId node) {
     return requests.remove(node);
-  }
-
-  /**
-   * As {@link #startDecommission}, but waits on the calling thread until the io thread has stored
-   * the change (an fsync), and throws as it fails: for callers that cannot take a future yet.
-   */
-  public ClusterState.Change decommission() {
-    return awaitOnCaller(startDecommission());
-  }
-
-  /** As {@link #startRemoval}, but waits on the calling thread as {@link #decommission} does. */
-  public ClusterState.Change remove(NodeId node) {
-    return awaitOnCaller(startRemoval(node));
-  }
-
-  private static <T> T awaitOnCaller(CompletableFuture<T> request) {
-    try {
-      return request.join();
-    } catch (CompletionException e) {
-      throw Failures.unwrap(e) instanceof RuntimeException r ? r : e;
-    }
   }
 
   /**

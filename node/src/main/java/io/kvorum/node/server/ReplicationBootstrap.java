@@ -116,7 +116,7 @@ public final class ReplicationBootstrap {
             resources.ownThread("kvorum-membership-io"),
             resources.ownThread("kvorum-membership"),
             storage.clock()::wallMillis,
-            System::nanoTime));
+            resources.nanoTime()));
   }
 
   /**
