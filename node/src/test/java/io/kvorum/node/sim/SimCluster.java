@@ -1,7 +1,10 @@
 package io.kvorum.node.sim;
 
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
+import io.kvorum.node.core.Record;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.server.KvorumServer;
 import io.kvorum.node.testing.DirectoryTrees;
 import io.kvorum.node.testing.TestConfig;
@@ -31,13 +34,16 @@ import java.util.stream.IntStream;
 final class SimCluster implements AutoCloseable {
   private final SimScheduler scheduler;
   private final SimNetwork network;
-  private final List<SimNode> nodes = new ArrayList<>();
+  private final List<SimNode> all = new ArrayList<>();
   private final Path directory;
+  private final UnaryOperator<TestConfig> tweak;
+  private Applied applied = (key, record, node) -> {};
 
-  private SimCluster(SimScheduler scheduler, Path directory) {
+  private SimCluster(SimScheduler scheduler, Path directory, UnaryOperator<TestConfig> tweak) {
     this.scheduler = scheduler;
     this.network = new SimNetwork(scheduler);
     this.directory = directory;
+    this.tweak = tweak;
   }
 
   /**
@@ -46,18 +52,54 @@ final class SimCluster implements AutoCloseable {
    */
   static SimCluster create(long seed, int size, UnaryOperator<TestConfig> tweak) {
     SimScheduler scheduler = new SimScheduler(seed, 200_000_000L);
-    SimCluster cluster = new SimCluster(scheduler, temporaryDirectory(seed));
-    List<Member> members =
-        IntStream.rangeClosed(1, size)
-            .mapToObj(i -> new Member(NodeId.of("n" + i), "n" + i + ".sim", 9090))
-            .toList();
+    SimCluster cluster = new SimCluster(scheduler, temporaryDirectory(seed), tweak);
+    List<Member> members = IntStream.rangeClosed(1, size).mapToObj(SimCluster::member).toList();
     for (Member member : members) {
-      TestConfig config =
-          TestConfig.in(cluster.directory.resolve(member.id().value()))
-              .topology(new Topology(member.id(), members));
-      cluster.nodes.add(new SimNode(tweak.apply(config).build(), cluster.network));
+      cluster.add(cluster.configured(member).topology(new Topology(member.id(), members)));
     }
     return cluster;
+  }
+
+  private static Member member(int i) {
+    return new Member(NodeId.of("n" + i), "n" + i + ".sim", 9090);
+  }
+
+  private TestConfig configured(Member member) {
+    return tweak.apply(TestConfig.in(directory.resolve(member.id().value())));
+  }
+
+  private SimNode add(TestConfig config) {
+    SimNode node = new SimNode(config.build(), network);
+    node.disk().onApplied((key, record) -> applied.applied(key, record, node.id()));
+    all.add(node);
+    return node;
+  }
+
+  /** Hears of every record any node's storage is offered, the nodes that join later too. */
+  void onApplied(Applied listener) {
+    this.applied = listener;
+  }
+
+  /** A record a node's storage was offered. */
+  @FunctionalInterface
+  interface Applied {
+    void applied(Key key, Record record, NodeId node);
+  }
+
+  /**
+   * A new node, started with {@code --join} through {@code via}: it asks to be admitted, then
+   * streams its records in (SPEC §8).
+   */
+  SimNode join(SimNode via) {
+    Member member = member(all.size() + 1);
+    String host = via.config().topology().member(via.id()).orElseThrow().host();
+    SimNode node =
+        add(
+            configured(member)
+                .topology(new Topology(member.id(), List.of(member)))
+                .join(host, 9090));
+    node.start();
+    return node;
   }
 
   private static Path temporaryDirectory(long seed) {
@@ -79,22 +121,23 @@ final class SimCluster implements AutoCloseable {
     return network;
   }
 
+  /** The nodes that have not left the cluster, in the order they were added. */
   List<SimNode> nodes() {
-    return nodes;
+    return all.stream().filter(n -> !n.departed()).toList();
   }
 
-  /** Node {@code i}, counting from 1 as the ids do. */
+  /** Node {@code i} of {@link #nodes}, counting from 1. */
   SimNode node(int i) {
-    return nodes.get(i - 1);
+    return nodes().get(i - 1);
   }
 
   int size() {
-    return nodes.size();
+    return nodes().size();
   }
 
-  /** Starts every node that is down. */
+  /** Starts every node that is down and has not left. */
   void startAll() {
-    nodes.stream().filter(n -> !n.up()).forEach(SimNode::start);
+    nodes().stream().filter(n -> !n.up()).forEach(SimNode::start);
   }
 
   /** Runs the simulation for {@code time} of virtual time. */
@@ -120,7 +163,7 @@ final class SimCluster implements AutoCloseable {
 
   /** Whether every node that is up reports ready. */
   boolean allReady() {
-    return nodes.stream().allMatch(n -> n.server().map(KvorumServer::ready).orElse(true));
+    return nodes().stream().allMatch(n -> n.server().map(KvorumServer::ready).orElse(true));
   }
 
   /**
@@ -151,7 +194,14 @@ final class SimCluster implements AutoCloseable {
         () -> {
           CompletableFuture<T> result;
           try {
-            result = call.apply(node.server().orElseThrow());
+            KvorumServer server = node.server().orElseThrow();
+            // As the HTTP edge: 503 until the node has caught up with its peers.
+            result =
+                server.ready()
+                    ? call.apply(server)
+                    : CompletableFuture.failedFuture(
+                        new UnavailableException(
+                            "the node is starting: catching up with its peers"));
           } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
           }
@@ -178,7 +228,7 @@ final class SimCluster implements AutoCloseable {
   /** Drops every node (no graceful stop: nothing is left to run) and deletes their directories. */
   @Override
   public void close() {
-    nodes.forEach(n -> n.crash(SimNode.Crash.KILL));
+    all.forEach(n -> n.crash(SimNode.Crash.KILL));
     try {
       DirectoryTrees.remove(directory);
     } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.kvorum.node.sim;
 
 import io.kvorum.node.core.NodeId;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -27,7 +28,11 @@ final class SimNemesis {
     FLAPPING,
     LOSSY_NETWORK,
     CLOCK_STEP,
-    DISK_FULL
+    DISK_FULL,
+    /** A new node joins (at most six members). */
+    JOIN,
+    /** A member is decommissioned (at least four members). */
+    DECOMMISSION
   }
 
   static final Set<Fault> ALL = EnumSet.allOf(Fault.class);
@@ -150,6 +155,25 @@ final class SimNemesis {
         note("step " + node.id() + "'s clock by " + step + " ms");
         node.stepClock(step);
       }
+      case JOIN -> {
+        if (cluster.size() < 6 && !changing() && node.up()) {
+          note("join a node through " + node.id());
+          note("joined " + cluster.join(node).id());
+        }
+      }
+      case DECOMMISSION -> {
+        if (cluster.size() > 3 && !changing() && node.up()) {
+          note("decommission " + node.id());
+          cluster
+              .request(node, Duration.ofSeconds(10), s -> s.admin().decommission())
+              .whenComplete(
+                  (change, error) ->
+                      note(
+                          error == null
+                              ? "decommission of " + node.id() + " started: " + change
+                              : "decommission of " + node.id() + " refused: " + error));
+        }
+      }
       case DISK_FULL -> {
         if (node.disk().full()) {
           return;
@@ -235,6 +259,13 @@ final class SimNemesis {
               note("heal the network");
               cluster.network().heal();
             });
+  }
+
+  /** Whether a membership change is in progress, as any member that is up sees it. */
+  private boolean changing() {
+    return cluster.nodes().stream()
+        .flatMap(n -> n.server().stream())
+        .anyMatch(s -> s.admin().clusterState().change().isPresent());
   }
 
   /** Heals everything: links, losses, disks; restarts what is down. Pauses end by themselves. */

@@ -3,6 +3,7 @@ package io.kvorum.node.sim;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.server.Interconnect;
 import io.kvorum.node.server.KvorumServer;
@@ -44,6 +45,7 @@ final class SimNode {
   private long wallOffsetMillis;
   private int starts;
   private long troubledUntil = -1;
+  private boolean departed;
 
   SimNode(NodeConfig config, SimNetwork network) {
     this.config = config;
@@ -75,6 +77,11 @@ final class SimNode {
 
   boolean up() {
     return server != null;
+  }
+
+  /** Whether the node left the cluster (decommissioned): its process stopped for good. */
+  boolean departed() {
+    return departed;
   }
 
   /**
@@ -129,12 +136,25 @@ final class SimNode {
               .wallClock(this::wallMillis)
               .withoutHttp()
               .start();
+      // A decommissioned node stops once it has left, as its process does.
+      server.left().thenRun(() -> network.scheduler().after(0, next, this::depart));
     } catch (RuntimeException e) {
       next.alive = false;
       incarnation = null;
       network.down(id(), true);
+      if (new MembershipStore(config.dataDir()).decommissioned()) {
+        // It left before it could stop by itself (killed at that moment): it exits at start, as
+        // the process does (exit 2), and stays gone.
+        departed = true;
+        return;
+      }
       throw e;
     }
+  }
+
+  private void depart() {
+    crash(Crash.KILL);
+    departed = true;
   }
 
   /** Ends the running incarnation at once, as {@code crash} says; nothing it scheduled runs. */

@@ -52,14 +52,8 @@ final class Simulation {
     Scenario.Draw draw = scenario.draw(seed);
     Recording.Recorder recorder = Recording.recorder();
     try (SimCluster cluster = SimCluster.create(seed, draw.nodes(), draw::configure)) {
-      cluster
-          .nodes()
-          .forEach(
-              n ->
-                  n.disk()
-                      .onApplied(
-                          (key, record) ->
-                              recorder.applied(key, record, n.id(), cluster.scheduler().now())));
+      cluster.onApplied(
+          (key, record, node) -> recorder.applied(key, record, node, cluster.scheduler().now()));
       List<String> log = new ArrayList<>();
       try {
         return phases(cluster, draw, recorder, log);
@@ -108,6 +102,7 @@ final class Simulation {
     cluster.runUntil(() -> workload.inFlight() == 0, draw.requestTimeout().multipliedBy(20));
     nemesis.healAll();
     log.addAll(nemesis.log());
+    awaitChanges(cluster);
     if (draw.scenario().antiEntropy()) {
       settle(cluster);
     } else {
@@ -159,6 +154,29 @@ final class Simulation {
                 + unrepaired(cluster, asked));
       }
     }
+  }
+
+  /** Every membership change started ends once the cluster is healed (SPEC §8). */
+  private static void awaitChanges(SimCluster cluster) {
+    awaitReady(cluster);
+    if (!cluster.runUntil(() -> changes(cluster).isEmpty(), Duration.ofSeconds(300))) {
+      throw new AssertionError(
+          "a membership change did not end within 300 s of the heal: " + changes(cluster));
+    }
+    // The old owners drop what they no longer own once every member has seen the new epoch and
+    // twice the request timeout has passed (old-owners-drop-what-they-no-longer-own-after-
+    // settling.md): gossip, then the settle wait, then the sweep.
+    cluster.run(Duration.ofSeconds(10));
+  }
+
+  private static List<String> changes(SimCluster cluster) {
+    List<String> changes = new ArrayList<>();
+    for (SimNode node : cluster.nodes()) {
+      node.server()
+          .flatMap(s -> s.admin().clusterState().change())
+          .ifPresent(change -> changes.add(node.id() + " sees " + change));
+    }
+    return changes;
   }
 
   private static void awaitReady(SimCluster cluster) {
