@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * -Dkvorum.sim.first=F} (default 1).
  */
 class SimulationTest {
-  static final int SEEDS = 20;
+  static final int SEEDS = 250;
 
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
