@@ -1,9 +1,9 @@
 package io.kvorum.bench.jmh;
 
-import io.kvorum.node.topology.RendezvousPlacement;
-import io.kvorum.node.topology.Zone;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.RendezvousPlacement;
+import io.kvorum.node.topology.Zone;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

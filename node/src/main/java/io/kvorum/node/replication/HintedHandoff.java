@@ -72,19 +72,11 @@ public final class HintedHandoff {
         throw new IllegalArgumentException("negative welcome limit: " + welcomeLimit);
       }
     }
-
-    /** Settings with the default welcome limit. */
-    public Settings(Duration window, long maxPerPeer) {
-      this(window, maxPerPeer, DEFAULT_WELCOME_LIMIT);
-    }
   }
 
   /**
-   * What one pass handed over.
-   *
-   * @param delivered hints the peer confirmed, by this pass and the one it waited for
-   * @param drained whether the pass ended because no hint was left, rather than at a failure
-   * @param stoppedBy the failure that ended the pass early, or null
+   * What one pass handed over: hints the peer confirmed (by this pass and the one it waited for),
+   * whether it ended because no hint was left, and the failure that ended it early, or null.
    */
   private record Pass(long delivered, boolean drained, Throwable stoppedBy) {}
 

@@ -54,7 +54,10 @@ class HintedHandoffTest {
   }
 
   private HintedHandoff handoff(HintStore hints, Duration window, long maxPerPeer) {
-    return handoff(hints, new HintedHandoff.Settings(window, maxPerPeer));
+    return handoff(
+        hints,
+        new HintedHandoff.Settings(
+            window, maxPerPeer, HintedHandoff.Settings.DEFAULT_WELCOME_LIMIT));
   }
 
   private HintedHandoff handoff(HintStore hints, HintedHandoff.Settings settings) {
