@@ -25,4 +25,9 @@ final class RocksDbFailures {
         key,
         e);
   }
+
+  /** Whether RocksDB refused {@code e}'s call because of an error it met before (its writer's). */
+  static boolean afterAnEarlierError(RocksDBException e) {
+    return String.valueOf(e.getMessage()).contains("previous error");
+  }
 }

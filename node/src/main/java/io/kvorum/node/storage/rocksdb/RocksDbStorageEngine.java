@@ -73,6 +73,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   private final Purger purger;
   private final WalSyncs wal;
+  private final WriterErrors errors = new WriterErrors();
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<RocksDbCursor> cursors = ConcurrentHashMap.newKeySet();
   private final LongAdder batchesWritten = new LongAdder();
@@ -229,8 +230,9 @@ public final class RocksDbStorageEngine implements StorageEngine {
           return false;
         }
       } catch (RocksDBException e) {
-        throw RocksDbFailures.of("put", Write.onlyKey(List.of(write)), e);
+        throw errors.of("put", Write.onlyKey(List.of(write)), e);
       }
+      errors.written();
       batchesWritten.increment();
       batchesAtOnce.increment();
       recordsWritten.add(write.records.size());
@@ -256,6 +258,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
           try (WriteBatch batch = purger.batch(group)) {
             purger.write(batch);
           }
+          errors.written();
           batchesWritten.increment();
           recordsWritten.add(group.stream().mapToInt(w -> w.records.size()).sum());
           return null;
@@ -367,7 +370,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       }
       return call.call();
     } catch (RocksDBException e) {
-      throw RocksDbFailures.of(operation, key, e);
+      throw errors.of(operation, key, e);
     } finally {
       lifecycle.readLock().unlock();
     }
