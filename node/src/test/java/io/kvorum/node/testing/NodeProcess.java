@@ -34,6 +34,19 @@ public final class NodeProcess implements AutoCloseable {
   /** Where the kernel's ephemeral ports (outgoing connections' source ports) begin. */
   private static final int EPHEMERAL_LOW = ephemeralLow();
 
+  /**
+   * This JVM's share of the ports from {@link #FIRST_PORT} up to the ephemeral range: test JVMs
+   * forked side by side by one build (Surefire's {@code forkCount}) each draw from their own slice,
+   * so a port one of them handed out and has not bound yet, or keeps for a stopped node, is never
+   * handed out by another.
+   */
+  private static final PortSlice PORTS =
+      PortSlice.of(
+          FIRST_PORT,
+          EPHEMERAL_LOW,
+          Integer.getInteger("kvorum.test.fork", 1),
+          Integer.getInteger("kvorum.test.forks", 1));
+
   private final Process process;
   private final Path stdout;
   private final Path stderr;
@@ -251,9 +264,8 @@ public final class NodeProcess implements AutoCloseable {
    * reconnection, which fails the restart with "address in use".
    */
   public static int freePort() {
-    int below = EPHEMERAL_LOW;
     for (int attempt = 0; attempt < 1000; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(FIRST_PORT, below);
+      int port = ThreadLocalRandom.current().nextInt(PORTS.first(), PORTS.end());
       if (!HANDED_OUT.add(port)) {
         continue; // given to another node of this JVM's tests, maybe not bound yet
       }
@@ -265,7 +277,7 @@ public final class NodeProcess implements AutoCloseable {
         // in use: try another
       }
     }
-    throw new IllegalStateException("no free port in " + FIRST_PORT + "-" + (below - 1));
+    throw new IllegalStateException("no free port in " + PORTS.first() + "-" + (PORTS.end() - 1));
   }
 
   private static int ephemeralLow() {
