@@ -14,10 +14,11 @@ import java.util.stream.IntStream;
 /**
  * A cluster of real nodes in this JVM ({@link TestNode}: HTTP, coordinator, RocksDB), numbered from
  * 1 with ids {@code n1}…{@code nN}, whose links a test can cut and slow, and whose nodes it can
- * stop and start again on their data. Cluster scenarios are written once against this interface and
- * run on each binding, as Ratis runs its scenarios on {@code MiniRaftCluster} for every RPC: {@link
- * LocalCluster} (the in-memory network) and {@link GrpcCluster} (real gRPC over 127.0.0.1). Every
- * method means the same on each.
+ * stop and start again on their data. Cluster scenarios are written once against this interface, as
+ * Ratis writes its scenarios against {@code MiniRaftCluster}, and bound by a small subclass to
+ * {@link LocalCluster} (the in-memory network) or {@link GrpcCluster} (real gRPC over 127.0.0.1):
+ * each suite to the one that shows most (docs/decisions/each-cluster-scenario-suite-runs-on-one-
+ * binding.md), either when chasing a bug. Every method means the same on each.
  */
 public interface TestCluster extends AutoCloseable {
   /** Starts clusters of one binding; a scenario suite is given one. */
