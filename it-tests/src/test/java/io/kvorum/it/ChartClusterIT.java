@@ -142,14 +142,14 @@ class ChartClusterIT {
       }
     }
     load = new QuorumLoad(cluster, 4, 100);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
     cluster.pod(2).kill();
-    Thread.sleep(3000);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     // As the StatefulSet controller does: a new pod, same name, same claim.
     cluster.pod(2).start();
     load.use(2);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, 2);
@@ -171,7 +171,7 @@ class ChartClusterIT {
   @Test
   void aPodDeletedGracefullyRunsItsPreStopAndStopsCleanlyWithinItsGracePeriod() throws Exception {
     load = new QuorumLoad(cluster, 4, 100);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     // The pod leaves the client Service's endpoints as its deletion starts.
     load.avoid(1);
     ChartPod.GracefulStop stop = cluster.pod(1).deleteGracefully();
@@ -191,10 +191,10 @@ class ChartClusterIT {
         .as("preStop and graceful stop")
         .isLessThan(Duration.ofSeconds(chart.terminationGracePeriodSeconds()));
 
-    Thread.sleep(1000);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     cluster.pod(1).start();
     load.use(1);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(1);
     check(history, 1);
@@ -217,7 +217,7 @@ class ChartClusterIT {
     }
     // Through the first three pods only: pod 3 is not there yet.
     load = new QuorumLoad(cluster.first(3), 4, 100);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
 
     ChartPod added = cluster.scaleUp();
 
@@ -231,7 +231,7 @@ class ChartClusterIT {
         "[%s] %s joined holding %d records%n",
         scenario, added.name(), self.path("records").asLong());
     assertThat(self.path("records").asLong()).as("records the new pod holds").isPositive();
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     check(history, 3);
   }

@@ -63,13 +63,13 @@ class FaultScenariosIT {
 
   @Test
   void sigkillAndRestart() throws Exception {
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
     cluster.node(2).kill();
-    Thread.sleep(3000);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     cluster.node(2).start();
     load.use(2);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(0));
@@ -85,13 +85,13 @@ class FaultScenariosIT {
 
   @Test
   void gracefulStopExitsZeroAndTheNodeComesBack() throws Exception {
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(1);
     assertThat(cluster.node(1).stop()).as("exit code after SIGTERM").isZero();
-    Thread.sleep(2000);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     cluster.node(1).start();
     load.use(1);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(1);
     check(history, cluster.node(2));
@@ -99,7 +99,7 @@ class FaultScenariosIT {
 
   @Test
   void aWipedNodeComesBackEmptyAndQuorumsStillAnswer() throws Exception {
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     for (int i = 0; i < 3; i++) {
       cluster.awaitHintsDelivered(i);
     }
@@ -107,7 +107,7 @@ class FaultScenariosIT {
     cluster.node(2).stop();
     cluster.node(2).wipe();
     load.use(2);
-    Thread.sleep(2500);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(2));
@@ -127,13 +127,13 @@ class FaultScenariosIT {
   @Test
   @Tag(FAST_REPAIR)
   void aWipedVolumeUnderQuorumLoadConvergesByAntiEntropyAlone() throws Exception {
-    Thread.sleep(3000);
+    load.awaitAcknowledged(QuorumLoad.LONG_PHASE);
     History before = load.stop();
     for (int i = 0; i < 3; i++) {
       cluster.awaitHintsDelivered(i);
     }
     load = new QuorumLoad(cluster, 4, 100, "b");
-    Thread.sleep(1000);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
     long wipedAt = System.nanoTime();
     cluster.node(2).stop();
@@ -189,7 +189,7 @@ class FaultScenariosIT {
 
   @Test
   void aFrozenNodeCostsQuorumsNoMoreThanTheRequestTimeout() throws Exception {
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
     long failuresBefore = load.failures();
     long frozenAt = QuorumLoad.now();
@@ -212,7 +212,7 @@ class FaultScenariosIT {
         .as("requests that failed meanwhile: %s", load.failureReasons())
         .isLessThan(5);
     load.use(2);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(0));
@@ -228,10 +228,10 @@ class FaultScenariosIT {
 
   @Test
   void aPartitionedNodeAnswers504AndConvergesAfterHealing() throws Exception {
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
     cluster.node(2).disconnect();
-    Thread.sleep(3000);
+    load.awaitAcknowledged(QuorumLoad.FAULT_PHASE);
     try (KvorumClient isolated = cluster.node(2).client()) {
       assertNotEnoughReplicas(
           () -> isolated.put("isolated".getBytes(UTF_8), "x".getBytes(UTF_8), QuorumLoad.QUORUM));
@@ -239,7 +239,7 @@ class FaultScenariosIT {
     }
     cluster.node(2).reconnect();
     load.use(2);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     cluster.awaitHintsDelivered(2);
     check(history, cluster.node(1));
@@ -332,13 +332,13 @@ class FaultScenariosIT {
 
   @Test
   void aRollingRestartUnderLoadLosesNothing() throws Exception {
-    Thread.sleep(1000);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     for (int i = 0; i < cluster.size(); i++) {
       load.avoid(i);
       assertThat(cluster.node(i).stop()).as("node-%d exit code", i).isZero();
       cluster.node(i).start();
       load.use(i);
-      Thread.sleep(1000);
+      load.awaitAcknowledged(QuorumLoad.PHASE);
     }
     History history = load.stop();
     for (int i = 0; i < cluster.size(); i++) {
@@ -355,7 +355,7 @@ class FaultScenariosIT {
    */
   @Test
   void aNodeWhoseClockIsAnHourAheadMakesNoAcknowledgedWriteLose() throws Exception {
-    Thread.sleep(1000);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(0);
     cluster
         .node(0)
@@ -366,7 +366,7 @@ class FaultScenariosIT {
         .ignoreExceptions()
         .until(() -> cluster.node(0).status().contains("ahead of 2 of its 2 peers"));
     load.use(0);
-    Thread.sleep(4000);
+    load.awaitAcknowledged(QuorumLoad.LONG_PHASE);
     History history = load.stop();
 
     assertThat(load.failureReasons().keySet())

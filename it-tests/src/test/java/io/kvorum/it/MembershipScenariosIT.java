@@ -65,7 +65,7 @@ class MembershipScenariosIT {
     }
     // The load goes through the three original nodes only, whatever joins or leaves.
     load = new QuorumLoad(cluster.first(3), 4, 100);
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
 
     NodeContainer joining = cluster.addJoining();
     joining.awaitReady(CHANGE_WITHIN);
@@ -84,7 +84,7 @@ class MembershipScenariosIT {
         .isZero();
     assertThat(status.getStdout()).containsPattern("(?m)^ +node-3 +up +node-3:9090 ");
 
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     Container.ExecResult decommission = joining.run("kvorum-node", "decommission");
     System.out.printf("[membership] %s%s", decommission.getStdout(), decommission.getStderr());
     assertThat(decommission.getExitCode()).as("decommission exit code").isZero();
@@ -93,7 +93,7 @@ class MembershipScenariosIT {
     left = cluster.forgetLast();
     awaitMembers(3, List.of(0, 1, 2));
 
-    Thread.sleep(1500);
+    load.awaitAcknowledged(QuorumLoad.PHASE);
     History history = load.stop();
     System.out.printf(
         "[membership] %d requests failed under the load: %s%n",

@@ -3,6 +3,7 @@ package io.kvorum.it;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 
 /**
  * Continuous client load at quorum (2/3): writers each own a set of keys and put (9 in 10) or
@@ -23,6 +25,21 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class QuorumLoad implements AutoCloseable {
   static final Consistency QUORUM = Consistency.of(2, 3);
+
+  /**
+   * Acknowledged writes that make a phase of a scenario ({@link #awaitAcknowledged}): before a
+   * fault and after it heals, so that every node has taken writes and the history holds well over
+   * the 50 keys a check reads ({@link #PHASE}); while a node is down, cut off, stopped or full, so
+   * that the others hold hints for it ({@link #FAULT_PHASE}); and a longer load whose history is
+   * checked by itself ({@link #LONG_PHASE}).
+   */
+  static final int PHASE = 100;
+
+  static final int FAULT_PHASE = 200;
+  static final int LONG_PHASE = 300;
+
+  /** Ample for a few hundred writes of four writers on a busy two-core machine. */
+  private static final Duration ACKNOWLEDGED_WITHIN = Duration.ofSeconds(60);
 
   private final ClusterClients cluster;
   private final History history = new History();
@@ -127,6 +144,20 @@ final class QuorumLoad implements AutoCloseable {
 
   long failures() {
     return failures.get();
+  }
+
+  /**
+   * Waits until {@code writes} more requests have been acknowledged from now on: the load has gone
+   * on that far (through the nodes in use), in however long the machine takes, rather than for a
+   * fixed time a busy machine may spend on a few requests and an idle one on thousands.
+   */
+  void awaitAcknowledged(int writes) {
+    long since = now();
+    Awaitility.await(writes + " quorum writes acknowledged")
+        .atMost(ACKNOWLEDGED_WITHIN)
+        .pollInterval(Duration.ofMillis(20))
+        .failFast("the load stopped", () -> !running.get())
+        .until(() -> acknowledgedSince(since) >= writes);
   }
 
   /** Why requests failed, with counts, for reports. */
