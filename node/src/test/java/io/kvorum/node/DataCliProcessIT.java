@@ -39,12 +39,8 @@ class DataCliProcessIT {
   }
 
   private Run cli(Map<String, String> env, byte[] stdin, String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-jar");
-    command.add(NodeProcess.jar().toString());
-    command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command);
+    // As bin/kvorum runs it: the launcher's flags and the build's AOT cache.
+    ProcessBuilder builder = new ProcessBuilder(NodeProcess.command(args));
     builder.environment().keySet().removeIf(k -> k.startsWith("KVORUM_"));
     builder.environment().putAll(env);
     Path err = Files.createTempFile(work, "cli-", ".err");

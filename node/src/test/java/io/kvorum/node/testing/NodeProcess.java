@@ -101,6 +101,24 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   /**
+   * The command line {@code bin/kvorum} runs for {@code kvorum-node args…} with the jar under test:
+   * this JDK's {@code java}, the launcher's flags and the build's ahead-of-time cache, which also
+   * starts the short data and operator commands sooner.
+   */
+  public static List<String> command(String... args) {
+    Path jar = jar();
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-XX:+ExitOnOutOfMemoryError");
+    command.addAll(aotCache(jar));
+    command.add("-jar");
+    command.add(jar.toString());
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /**
    * The JDK's ahead-of-time cache the build trained beside {@code jar} (node/pom.xml, profile
    * aot-cache), as bin/kvorum uses it: only if it is newer than the jar and was written by this
    * test's JDK for this jar. Nodes start in half the CPU time with it, and the process tests start
