@@ -143,7 +143,9 @@ final class NetworkOptions {
     return new NodeConfig.Membership(
         count("--replication-factor", replicationFactor, false),
         joinAddress(),
-        parse("--zone", zone == null ? "" : zone.trim(), Zone::of));
+        parse("--zone", zone == null ? "" : zone.trim(), Zone::of),
+        Optional.empty(),
+        TestIntervals.fromSystemProperty(TestIntervals.GOSSIP));
   }
 
   Topology topology(NodeId self, int grpc) {

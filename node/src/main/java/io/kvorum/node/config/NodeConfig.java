@@ -136,14 +136,34 @@ public record NodeConfig(
    * @param hintWindow hints older than this are dropped undelivered
    * @param maxHintsPerPeer hints beyond this many pending for one peer are dropped
    * @param catchUpTimeout the longest a starting node waits for its peers' hints before it is ready
+   * @param replayInterval how often the node delivers its hints to every peer it can reach; empty,
+   *     as every node built from the command line has it: the node's own interval. No flag sets it:
+   *     tests waiting for a replay give a shorter one ({@link TestIntervals})
+   * @param breakerOpenFor how long a peer's open circuit breaker answers "not available" before it
+   *     lets a call try again; empty: the node's own. No flag sets it either ({@link
+   *     TestIntervals})
    */
-  public record Replication(Duration hintWindow, long maxHintsPerPeer, Duration catchUpTimeout) {
+  public record Replication(
+      Duration hintWindow,
+      long maxHintsPerPeer,
+      Duration catchUpTimeout,
+      Optional<Duration> replayInterval,
+      Optional<Duration> breakerOpenFor) {
     public Replication {
       requirePositive(hintWindow, "hint window");
       requirePositive(catchUpTimeout, "catch-up timeout");
       if (maxHintsPerPeer < 0) {
         throw new IllegalArgumentException("max hints per peer must not be negative");
       }
+      Objects.requireNonNull(replayInterval, "replayInterval")
+          .ifPresent(t -> requirePositive(t, "hint replay interval"));
+      Objects.requireNonNull(breakerOpenFor, "breakerOpenFor")
+          .ifPresent(t -> requirePositive(t, "breaker open time"));
+    }
+
+    /** A hint window, a cap and a catch-up timeout; the node's own replay and breaker intervals. */
+    public Replication(Duration hintWindow, long maxHintsPerPeer, Duration catchUpTimeout) {
+      this(hintWindow, maxHintsPerPeer, catchUpTimeout, Optional.empty(), Optional.empty());
     }
   }
 
@@ -196,9 +216,17 @@ public record NodeConfig(
    *     then); empty, as every node built from the command line has it: twice the request timeout.
    *     No flag sets it: in-process test clusters whose scenario has no request in flight during a
    *     change give a shorter one
+   * @param gossipInterval how often the node exchanges its cluster state with every member, and so
+   *     how often a membership change moves on; empty, as every node built from the command line
+   *     has it: the node's own interval. No flag sets it: tests waiting for changes give a shorter
+   *     one ({@link TestIntervals})
    */
   public record Membership(
-      int replicationFactor, Optional<Address> join, Zone zone, Optional<Duration> settleTime) {
+      int replicationFactor,
+      Optional<Address> join,
+      Zone zone,
+      Optional<Duration> settleTime,
+      Optional<Duration> gossipInterval) {
     /** The default: three copies. */
     public static final int DEFAULT_REPLICATION_FACTOR = 3;
 
@@ -215,6 +243,14 @@ public record NodeConfig(
               throw new IllegalArgumentException("settle time must not be negative");
             }
           });
+      Objects.requireNonNull(gossipInterval, "gossipInterval")
+          .ifPresent(t -> requirePositive(t, "gossip interval"));
+    }
+
+    /** Copies of a key, a join, a zone and a settle time; the node's own gossip interval. */
+    public Membership(
+        int replicationFactor, Optional<Address> join, Zone zone, Optional<Duration> settleTime) {
+      this(replicationFactor, join, zone, settleTime, Optional.empty());
     }
 
     /** Copies of a key, a join and a zone; the settle time derived from the request timeout. */

@@ -36,6 +36,8 @@ final class ReplicationOptions {
     return new NodeConfig.Replication(
         duration("--hint-window", hintWindow),
         count("--max-hints-per-peer", maxHintsPerPeer, true),
-        duration("--catch-up-timeout", catchUpTimeout));
+        duration("--catch-up-timeout", catchUpTimeout),
+        TestIntervals.fromSystemProperty(TestIntervals.HINT_REPLAY),
+        TestIntervals.fromSystemProperty(TestIntervals.BREAKER_OPEN_FOR));
   }
 }

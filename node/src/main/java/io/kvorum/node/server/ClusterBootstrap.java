@@ -36,7 +36,10 @@ public final class ClusterBootstrap {
                     security.tls(),
                     resources.registry()),
                 ResilientPeerTransport.MAX_CALLS_IN_FLIGHT_PER_PEER,
-                ResilientPeerTransport.BREAKER_OPEN_FOR,
+                config
+                    .replication()
+                    .breakerOpenFor()
+                    .orElse(ResilientPeerTransport.BREAKER_OPEN_FOR),
                 resources.registry(),
                 resources.nanoTime(),
                 resources.platformThreads()));

@@ -5,6 +5,7 @@ import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.config.TestIntervals;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Release;
@@ -151,6 +152,9 @@ public final class KvorumServer implements AutoCloseable {
     }
     log.info("node {} runs kvorum {}", config.nodeId(), Release.version());
     log.info("node {} hands work between threads so: {}", config.nodeId(), resources.threading());
+    TestIntervals.inUse(config)
+        .ifPresent(
+            set -> log.warn("node {} runs with TEST ONLY intervals: {}", config.nodeId(), set));
     if (resources.platformThreads()) {
       resources.startEventLoops();
     }
@@ -185,7 +189,10 @@ public final class KvorumServer implements AutoCloseable {
             tokens ->
                 resources.every(
                     "auth tokens reload", TokensFile.RELOAD_INTERVAL, tokens::reloadIfChanged));
-    resources.everyAsync("hint replay", HintedHandoff.REPLAY_INTERVAL, handoff::deliverAll);
+    resources.everyAsync(
+        "hint replay",
+        config.replication().replayInterval().orElse(HintedHandoff.REPLAY_INTERVAL),
+        handoff::deliverAll);
     resources.every("clock offset heartbeat", ClockOffsets.HEARTBEAT, offsets::heartbeat);
     resources.everyAsync(
         "purge sweep", config.storage().sweepInterval(), replication.sweeper()::sweep);

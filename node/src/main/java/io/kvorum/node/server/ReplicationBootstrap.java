@@ -110,7 +110,7 @@ public final class ReplicationBootstrap {
             cluster.transport(),
             new MembershipService.Settings(
                 config.repair().bytesPerSecond(),
-                MembershipService.GOSSIP_INTERVAL,
+                config.membership().gossipInterval().orElse(MembershipService.GOSSIP_INTERVAL),
                 config.membership().settleTime(config.requestTimeout())),
             resources.timers(),
             resources.ownThread("kvorum-membership-io"),

@@ -41,6 +41,15 @@ public interface TestCluster extends AutoCloseable {
     default TestCluster start(int size, UnaryOperator<TestConfig> tweak) {
       return start(size, tweak, id -> System::currentTimeMillis);
     }
+
+    /**
+     * This binding with {@code also} applied to every node's configuration after the scenario's own
+     * tweak (nodes that join later included), e.g. a suite's shorter gossip interval.
+     */
+    default Factory with(UnaryOperator<TestConfig> also) {
+      Factory binding = this;
+      return (size, tweak, walls) -> binding.start(size, c -> also.apply(tweak.apply(c)), walls);
+    }
   }
 
   /** How many nodes there are, joined ones included (stopped ones too). */

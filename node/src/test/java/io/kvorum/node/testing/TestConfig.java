@@ -36,6 +36,9 @@ public final class TestConfig {
   private NodeConfig.Address join;
   private Zone zone = Zone.NONE;
   private Duration settleTime;
+  private Duration gossipInterval;
+  private Duration hintReplayInterval;
+  private Duration breakerOpenFor;
   private WalSync syncWrites = WalSync.OS;
 
   private TestConfig(Path dataDir) {
@@ -163,6 +166,33 @@ public final class TestConfig {
     return this;
   }
 
+  /**
+   * How often the node gossips its cluster state, so how often a membership change moves on (no
+   * flag sets it; nodes keep their own, one second, unless a test shortens it).
+   */
+  public TestConfig gossipInterval(Duration interval) {
+    this.gossipInterval = interval;
+    return this;
+  }
+
+  /**
+   * How often the node delivers its hints to the peers it reaches, besides a peer's return (no flag
+   * sets it; nodes keep their own, ten seconds, unless a test shortens it).
+   */
+  public TestConfig hintReplayInterval(Duration interval) {
+    this.hintReplayInterval = interval;
+    return this;
+  }
+
+  /**
+   * How long a peer's open circuit breaker answers "not available" before a call may try it again
+   * (no flag sets it; nodes keep their own, two seconds, unless a test shortens it).
+   */
+  public TestConfig breakerOpenFor(Duration openFor) {
+    this.breakerOpenFor = openFor;
+    return this;
+  }
+
   /** {@code --sync-writes}: when the write-ahead log is synced (tests: never, by default). */
   public TestConfig syncWrites(WalSync sync) {
     this.syncWrites = sync;
@@ -189,7 +219,12 @@ public final class TestConfig {
             tombstoneGrace,
             sweepInterval,
             paxosPurgeGrace),
-        new NodeConfig.Replication(hintWindow, maxHintsPerPeer, catchUpTimeout),
+        new NodeConfig.Replication(
+            hintWindow,
+            maxHintsPerPeer,
+            catchUpTimeout,
+            Optional.ofNullable(hintReplayInterval),
+            Optional.ofNullable(breakerOpenFor)),
         Duration.ofSeconds(5),
         maxClockOffset,
         new NodeConfig.Repair(repairRate, repairInterval),
@@ -199,6 +234,7 @@ public final class TestConfig {
             replicationFactor,
             java.util.Optional.ofNullable(join),
             zone,
-            Optional.ofNullable(settleTime)));
+            Optional.ofNullable(settleTime),
+            Optional.ofNullable(gossipInterval)));
   }
 }

@@ -193,7 +193,11 @@ public final class TestNode implements AutoCloseable {
             config.tls(),
             config.authTokens(),
             new NodeConfig.Membership(
-                m.replicationFactor(), m.join(), Zone.of(zone), m.settleTime()));
+                m.replicationFactor(),
+                m.join(),
+                Zone.of(zone),
+                m.settleTime(),
+                m.gossipInterval()));
     launch();
   }
 
