@@ -21,19 +21,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Clusters of real node processes talking gRPC, killed and restarted for real. */
+/**
+ * Clusters of real node processes talking gRPC, killed and restarted for real: what only a real
+ * process, its disk and its sockets show. (Quorum writes under load through a SIGKILL are
+ * RestartsProcessIT's, whose rounds SIGKILL and SIGTERM each node in turn, and the simulator's.)
+ */
 class ClusterProcessIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   @TempDir Path work;
@@ -79,36 +80,35 @@ class ClusterProcessIT {
   /**
    * Issue 11, part 4: hints held by a coordinator that is SIGKILLed and restarted reach the node
    * they are for before that node reports ready; checked with the coordinator killed again the
-   * moment the node is ready, so that only what it really holds can answer. Repeated, since the
-   * race it guards against showed in about one run of four.
+   * moment the node is ready, so that only what it really holds can answer. Once: the race it
+   * guards against (about one run of four here) is CatchUpRaceTest's, 200 rounds with the links
+   * slowed at random, and the simulator's ({@code HANDOFF}); this run shows the hints on a real
+   * disk through a real SIGKILL and the hello over real gRPC.
    */
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aReturningNodeHoldsTheHintsOfARestartedCoordinatorWhenItReportsReady() throws Exception {
     try (ProcessCluster cluster = new ProcessCluster(work, 2).start()) {
-      for (int round = 0; round < 3; round++) {
-        assertThat(cluster.node(0).terminate()).isZero();
-        try (KvorumClient kv = cluster.client(1)) {
-          for (int i = 0; i < 50; i++) {
-            kv.put(utf8("late/" + round + "/" + i), utf8("v" + i), Consistency.of(1, 2));
-          }
-          Awaitility.await()
-              .atMost(Duration.ofSeconds(30))
-              .until(() -> hintsPendingFor(kv, "node-0") == 50);
+      assertThat(cluster.node(0).terminate()).isZero();
+      try (KvorumClient kv = cluster.client(1)) {
+        for (int i = 0; i < 50; i++) {
+          kv.put(utf8("late/" + i), utf8("v" + i), Consistency.of(1, 2));
         }
-        cluster.node(1).kill(); // the hints are on its disk only
-        cluster.restart(1);
-        cluster.restart(0); // ready: catch-up is over
-        cluster.node(1).kill();
-        try (KvorumClient kv = cluster.client(0)) {
-          for (int i = 0; i < 50; i++) {
-            String expected = "v" + i;
-            assertThat(kv.get(utf8("late/" + round + "/" + i), Consistency.of(1, 2)))
-                .as("late/%d/%d on node-0 when it reported ready", round, i)
-                .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isEqualTo(expected));
-          }
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> hintsPendingFor(kv, "node-0") == 50);
+      }
+      cluster.node(1).kill(); // the hints are on its disk only
+      cluster.restart(1);
+      cluster.restart(0); // ready: catch-up is over
+      cluster.node(1).kill();
+      try (KvorumClient kv = cluster.client(0)) {
+        for (int i = 0; i < 50; i++) {
+          String expected = "v" + i;
+          assertThat(kv.get(utf8("late/" + i), Consistency.of(1, 2)))
+              .as("late/%d on node-0 when it reported ready", i)
+              .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isEqualTo(expected));
         }
-        cluster.restart(1);
       }
     }
   }
@@ -171,53 +171,6 @@ class ClusterProcessIT {
       }
     } finally {
       writers.shutdownNow();
-    }
-  }
-
-  @Test
-  void quorumWritesAcknowledgedUnderLoadSurviveASigkill() throws Exception {
-    Map<String, String> acknowledged = new ConcurrentHashMap<>();
-    try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
-      AtomicBoolean running = new AtomicBoolean(true);
-      ExecutorService writers = Executors.newFixedThreadPool(4);
-      for (int w = 0; w < 4; w++) {
-        int writer = w;
-        writers.execute(
-            () -> {
-              try (KvorumClient kv = cluster.client(writer % 2)) {
-                for (int i = 0; running.get(); i++) {
-                  String key = "load/" + writer + "/" + (i % 200);
-                  try {
-                    kv.put(key.getBytes(UTF_8), ("v" + i).getBytes(UTF_8), Consistency.of(2, 3));
-                    acknowledged.put(key, "v" + i);
-                  } catch (RuntimeException e) {
-                    // not acknowledged: no promise made
-                  }
-                }
-              }
-            });
-      }
-      Thread.sleep(1000);
-      cluster.node(2).kill();
-      Thread.sleep(1000);
-      running.set(false);
-      writers.shutdown();
-      assertThat(writers.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-      List<String> lost = new ArrayList<>();
-      try (KvorumClient kv = cluster.client(1)) {
-        acknowledged.forEach(
-            (key, value) -> {
-              Optional<byte[]> read = kv.get(key.getBytes(UTF_8), Consistency.of(2, 3));
-              if (read.isEmpty() || !new String(read.get(), UTF_8).equals(value)) {
-                lost.add(key);
-              }
-            });
-      }
-      System.out.printf(
-          "SIGKILL of 1 of 3 under quorum load: %d acknowledged keys checked, %d lost%n",
-          acknowledged.size(), lost.size());
-      assertThat(acknowledged).isNotEmpty();
-      assertThat(lost).isEmpty();
     }
   }
 

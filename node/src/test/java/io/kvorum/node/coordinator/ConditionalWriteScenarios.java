@@ -12,13 +12,9 @@ import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -26,94 +22,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Conditional writes (SPEC §10) on a cluster of three: compare-and-set increments through every
- * node while one node stops and comes back, racing creates, a register's history checked for
- * linearizability by Porcupine, and the answers with one and with two replicas down.
+ * Conditional writes (SPEC §10) on a cluster of three, over gRPC: the answers with one and with two
+ * replicas down, and the round trips and outcomes the coordinator counts. That increments through
+ * every node with one restarted lose and double nothing, that of racing creates exactly one wins
+ * and every refusal names the winner's version, and that a register's history is linearizable are
+ * the simulator's to show ({@code CONDITIONAL}, checked by {@code Linearizability};
+ * docs/testing.md, "Moved to the simulator"); {@code ConditionalWriteProcessIT} shows a counter
+ * through three processes, one SIGKILLed.
  */
 @Timeout(120)
 abstract class ConditionalWriteScenarios {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
-  private static final int INCREMENTS = 60;
-  private static final int WORKERS = 3;
   private static final String NEVER_ISSUED = "\"1.0\"";
 
   /** The binding these scenarios run on. */
   abstract TestCluster.Factory clusters();
-
-  /**
-   * Three workers increment one counter by compare-and-set, each through every node in turn; node 3
-   * stops after a third of the increments and starts again after two thirds. Every increment that
-   * was answered 201 wrote a value nobody else wrote (none lost, none doubled), and the counter
-   * ends at their number, plus at most the increments whose answer was lost (a 504 or a broken
-   * connection: they may or may not have applied).
-   */
-  @Test
-  void concurrentIncrementsThroughEveryNodeLoseNothingWhileANodeRestarts() throws Exception {
-    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
-      byte[] key = utf8("counter");
-      try (CasCounter.Increments increments =
-          new CasCounter.Increments(
-              key,
-              WORKERS,
-              INCREMENTS,
-              3,
-              i -> cluster.client(1 + i),
-              i -> cluster.node(1 + i).running())) {
-        increments.awaitApplied(INCREMENTS / 3);
-        cluster.stop(3);
-        increments.awaitApplied(2 * INCREMENTS / 3);
-        cluster.startNode(3);
-        increments.finish(Duration.ofSeconds(90));
-        long endValue = CasCounter.value(cluster.client(3).getVersioned(key));
-        increments.assertNoneLostOrDoubled(endValue);
-        assertThat(CasCounter.value(cluster.client(1).getVersioned(key))).isEqualTo(endValue);
-      }
-    }
-  }
-
-  /** Of many creates of one key racing through every node, exactly one wins; the rest get 412. */
-  @Test
-  void ofConcurrentCreatesExactlyOneWins() throws Exception {
-    int creates = 12;
-    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
-      byte[] key = utf8("unique-name");
-      ExecutorService racers = Executors.newFixedThreadPool(creates);
-      CountDownLatch go = new CountDownLatch(1);
-      try {
-        List<Future<ConditionalResult>> results = new ArrayList<>();
-        for (int i = 0; i < creates; i++) {
-          KvorumClient client = cluster.client(1 + i % 3);
-          byte[] value = utf8("owner-" + i);
-          results.add(
-              racers.submit(
-                  () -> {
-                    go.await();
-                    return client.putIfAbsent(key, value);
-                  }));
-        }
-        go.countDown();
-        List<ConditionalResult> answers = new ArrayList<>();
-        for (Future<ConditionalResult> result : results) {
-          answers.add(result.get(30, TimeUnit.SECONDS));
-        }
-        List<ConditionalResult> won = answers.stream().filter(ConditionalResult::applied).toList();
-        assertThat(won).hasSize(1);
-        String etag = won.get(0).etag().orElseThrow();
-        assertThat(answers.stream().filter(a -> !a.applied()))
-            .as("every refusal names the winner's version")
-            .allMatch(a -> a.etag().equals(Optional.of(etag)));
-        for (int node = 1; node <= 3; node++) {
-          assertThat(cluster.client(node).getVersioned(key))
-              .hasValueSatisfying(v -> assertThat(v.etag()).isEqualTo(etag));
-        }
-      } finally {
-        racers.shutdownNow();
-      }
-    }
-  }
 
   /** A majority of the key's replicas decides: one down changes nothing, two down answer 504. */
   @Test
@@ -141,23 +66,6 @@ abstract class ConditionalWriteScenarios {
       cluster.startNode(2);
       cluster.startNode(3);
       assertThat(client.getVersioned(key).map(Versioned::value).map(String::new)).hasValue("two");
-    }
-  }
-
-  /**
-   * Three clients, one per node, read the register (a write expecting a version never issued,
-   * answered 412 with the current ETag) and compare-and-set it on the version they last saw; the
-   * recorded history (invoke and return times, expected and answered ETags) is checked by Porcupine
-   * with a compare-and-set register model and found linearizable.
-   */
-  @Test
-  void aRegisterUnderConditionalWritesIsLinearizable(@TempDir Path dir) throws Exception {
-    int operations = 25;
-    try (TestCluster cluster = clusters().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
-      List<Porcupine.Operation> history = Collections.synchronizedList(new ArrayList<>());
-      recordRegister(cluster, utf8("register"), history, i -> i < operations);
-      assertThat(history.stream().filter(op -> op.result().equals("ok"))).isNotEmpty();
-      assertThat(Porcupine.check(history, dir)).isEqualTo("linearizable");
     }
   }
 
