@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  * synced; a snapshot answered 201 is listed with its manifest after a cut and reads back whole.
  * Needs root, /dev/fuse and Go: skipped with the reason elsewhere, failed when {@code CI=true}.
  */
+// Runs with no other class beside it (node/pom.xml): the sync interval it measures against must not
+// stretch on a busy machine.
+@Tag("alone")
 class PowerCutProcessIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Consistency QUORUM = Consistency.of(2, 3);

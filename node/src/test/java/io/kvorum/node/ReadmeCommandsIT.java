@@ -26,6 +26,7 @@ import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,9 @@ import org.junit.jupiter.api.io.TempDir;
  * mvnw.cmd}, which finds nothing and relies on JAVA_HOME. Without a JDK 17 the test is skipped on a
  * developer machine and fails in CI ({@code CI=true}).
  */
+// Runs with no other class beside it (node/pom.xml): a whole Maven build of its own, which takes
+// both cores.
+@Tag("alone")
 class ReadmeCommandsIT {
   private static final int[] PORTS = {8080, 8081, 8082, 9090, 9091, 9092};
   private static final Duration BUILD_AND_START = Duration.ofMinutes(5);

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * defaults; docs/decisions/restarts-and-fresh-starts-tested-in-a-chain.md says why, and where the
  * 30-round runs are recorded).
  */
+// Runs with no other class beside it (node/pom.xml): no write at ack=2 may fail, within a 1 s
+// request timeout.
+@Tag("alone")
 class RestartsProcessIT {
   private static final Consistency QUORUM = Consistency.of(2, 3);
   private static final Consistency ALL = Consistency.of(3, 3);

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * back at the end. Keys written with {@code from=1} by the old cluster live on one node each, so
  * reading them back shows each node kept the data directory the previous release wrote.
  */
+// Runs with no other class beside it (node/pom.xml): no request of its four writers may fail.
+@Tag("alone")
 class RollingUpgradeProcessIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Consistency QUORUM = Consistency.of(2, 3);
