@@ -41,11 +41,7 @@ public final class NodeProcess implements AutoCloseable {
    * handed out by another.
    */
   private static final PortSlice PORTS =
-      PortSlice.of(
-          FIRST_PORT,
-          EPHEMERAL_LOW,
-          Integer.getInteger("kvorum.test.fork", 1),
-          Integer.getInteger("kvorum.test.forks", 1));
+      PortSlice.of(FIRST_PORT, EPHEMERAL_LOW, fork(), Integer.getInteger("kvorum.test.forks", 1));
 
   private final Process process;
   private final Path stdout;
@@ -272,6 +268,30 @@ public final class NodeProcess implements AutoCloseable {
       return Files.readString(file);
     } catch (IOException e) {
       return "(unreadable: " + e + ")";
+    }
+  }
+
+  /**
+   * This JVM's number among the test JVMs the build forked ({@code -Dkvorum.test.fork},
+   * node/pom.xml). Missing or not a number where there are several is an error, not the first
+   * slice: two JVMs drawing from one slice hand out each other's ports (a node then fails to bind
+   * its own).
+   */
+  private static int fork() {
+    int forks = Integer.getInteger("kvorum.test.forks", 1);
+    String fork = System.getProperty("kvorum.test.fork", "").trim();
+    if (forks == 1 && fork.isEmpty()) {
+      return 1;
+    }
+    try {
+      return Integer.parseInt(fork);
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException(
+          "-Dkvorum.test.fork is '"
+              + fork
+              + "' in one of "
+              + forks
+              + " test JVMs: each needs its own number for its slice of ports (node/pom.xml)");
     }
   }
 
