@@ -150,16 +150,42 @@ abstract class ClusterRangeAndViewScenarios {
     return clusters().start(3, c -> c.requestTimeout(Duration.ofMillis(300)));
   }
 
-  /** Writes {@code count} keys {@code cut/0000}… with {@code from} copies; returns them sorted. */
+  /**
+   * Writes {@code count} keys {@code cut/0000}… with {@code from} copies; returns them sorted once
+   * every key has its {@code from} copies. The slow cluster's 300 ms request timeout is there for
+   * the ranges; a replica of this setup answering later than that (a GC pause or a compile on a
+   * busy machine) makes its write a 504, but it applied the write all the same: such a key is not
+   * written again, its copies are waited for.
+   */
   private static List<String> write(TestCluster cluster, int count, int from) {
     byte[] value = new byte[512];
     List<String> keys = new ArrayList<>();
+    List<String> answeredLate = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       String key = String.format("cut/%04d", i);
-      cluster.client(1 + i % 3).put(utf8(key), value, Consistency.of(from, from));
+      try {
+        cluster.client(1 + i % 3).put(utf8(key), value, Consistency.of(from, from));
+      } catch (KvorumClientException.NotEnoughReplicas e) {
+        answeredLate.add(key);
+      }
       keys.add(key);
     }
+    if (!answeredLate.isEmpty()) {
+      System.out.printf(
+          "%d writes of the setup answered 504; waiting for their copies%n", answeredLate.size());
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> answeredLate.stream().allMatch(key -> copies(cluster, key) == from));
+    }
     return keys;
+  }
+
+  private static int copies(TestCluster cluster, String key) {
+    int copies = 0;
+    for (int node = 1; node <= cluster.size(); node++) {
+      copies += cluster.node(node).stored(key).isPresent() ? 1 : 0;
+    }
+    return copies;
   }
 
   /**
