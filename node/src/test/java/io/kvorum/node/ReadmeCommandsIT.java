@@ -129,11 +129,16 @@ class ReadmeCommandsIT {
       Awaitility.await("the command's own process group")
           .atMost(Duration.ofSeconds(10))
           .until(() -> !shell.isAlive() || processGroup(shell.toHandle()) == group);
-      Awaitility.await("all three nodes ready")
+      // Ready as a user sees it: the command says so. Its nodes may answer /ready a moment before
+      // it notices; a Ctrl-C in that moment stops a cluster that never said it was ready.
+      Awaitility.await("all three nodes ready, and the command saying so")
           .atMost(BUILD_AND_START)
           .pollInterval(Duration.ofSeconds(1))
           .failFast("the command ended", () -> assertRunning(shell, log))
-          .until(() -> IntStream.of(8080, 8081, 8082).allMatch(ReadmeCommandsIT::ready));
+          .until(
+              () ->
+                  IntStream.of(8080, 8081, 8082).allMatch(ReadmeCommandsIT::ready)
+                      && Files.readString(log).contains("is ready"));
       List<ProcessHandle> processes = shell.descendants().toList();
       List<ProcessHandle> nodes = processes.stream().filter(ReadmeCommandsIT::isNode).toList();
       assertThat(nodes).hasSize(3).allSatisfy(ReadmeCommandsIT::runsOnJava21WithTheLaunchersFlags);
