@@ -159,9 +159,10 @@ final class ChangeRequests {
   }
 
   /**
-   * A new node asks to join: admitted as joining unless another change is in progress (then {@link
-   * UnavailableException}) or it is a member already ({@link InvalidRequestException}); asked again
-   * while its join is in progress, the state it is joining in. Completes on the io thread.
+   * A new node asks to join: admitted as joining unless another change is in progress or this node
+   * is no normal member (one not admitted itself yet included) (then {@link UnavailableException}),
+   * or it is a member already ({@link InvalidRequestException}); asked again while its join is in
+   * progress, the state it is joining in. Completes on the io thread.
    */
   CompletableFuture<ClusterState> admit(Member member) {
     return execution.onIo(() -> admitNow(member));
@@ -185,7 +186,9 @@ final class ChangeRequests {
     if (change.isPresent()) {
       throw new UnavailableException("another change is in progress: " + change.get());
     }
-    if (state.state(membership.self()).orElse(null) != MemberState.NORMAL) {
+    // Epoch 0 is a node still asking to join, which holds only itself as if normal: admitting
+    // another would make a cluster of the two, apart from the one it is joining.
+    if (state.epoch() == 0 || state.state(membership.self()).orElse(null) != MemberState.NORMAL) {
       throw new UnavailableException(membership.self() + " is not a normal member");
     }
     log.info("admitting {} as a joining node", member);

@@ -1,0 +1,134 @@
+package io.kvorum.node.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.topology.ClusterState;
+import io.kvorum.node.topology.Member;
+import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.transport.CursorOperation;
+import io.kvorum.node.transport.Operation;
+import io.kvorum.node.transport.PeerTransport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The requests and steps of a membership change, on one node in virtual time ({@link
+ * ManualScheduler}), its peers played by a transport that acknowledges (or not) what it is sent.
+ */
+@Timeout(10)
+class ChangeStepsTest {
+  private static final Member N0 = new Member(NodeId.of("n0"), "127.0.0.1", 1);
+  private static final Member N1 = new Member(NodeId.of("n1"), "127.0.0.1", 2);
+  private static final Duration SETTLE = Duration.ofSeconds(2);
+
+  @TempDir Path dir;
+
+  private final ManualScheduler scheduler = new ManualScheduler();
+  private final Peers peers = new Peers();
+
+  /**
+   * Peers that answer gossip with the state they were sent (they acknowledge it), unless told to
+   * hold back, then with the state they hold; that have nothing to hand off; and that are reachable
+   * unless said down.
+   */
+  private static final class Peers implements PeerTransport {
+    final Set<NodeId> holdingBack = ConcurrentHashMap.newKeySet();
+    final Set<NodeId> down = ConcurrentHashMap.newKeySet();
+    volatile ClusterState held;
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <Q, A> CompletableFuture<A> call(NodeId peer, Operation<Q, A> operation, Q request) {
+      if (operation != MembershipProtocol.GOSSIP || down.contains(peer)) {
+        return new CompletableFuture<>();
+      }
+      ClusterState sent = ((MembershipProtocol.Gossip) request).state();
+      return CompletableFuture.completedFuture(
+          (A) (holdingBack.contains(peer) && held != null ? held : sent));
+    }
+
+    @Override
+    public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
+      return new ScanCursor() {
+        @Override
+        public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
+          return CompletableFuture.completedFuture(List.of());
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+
+    @Override
+    public <Q, A> CompletableFuture<A> callAt(
+        String host, int port, Operation<Q, A> operation, Q request) {
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public void members(List<Member> members) {}
+
+    @Override
+    public PeerState state(NodeId peer) {
+      return down.contains(peer) ? new PeerState(false, "down") : new PeerState(true, "up");
+    }
+
+    @Override
+    public void onPeerReachable(Consumer<NodeId> listener) {}
+
+    @Override
+    public void peerAnnounced(NodeId peer) {}
+
+    @Override
+    public void close() {}
+  }
+
+  private MembershipService service(Membership membership) {
+    return new MembershipService(
+        membership,
+        new MembershipStore(dir),
+        new InMemoryStorageEngine(),
+        peers,
+        new MembershipService.Settings(1 << 20, Duration.ofSeconds(1), SETTLE),
+        scheduler,
+        scheduler,
+        scheduler,
+        () -> 0,
+        scheduler::nanoTime);
+  }
+
+  @Test
+  void aNodeNotAdmittedYetAdmitsNoOther() {
+    // What a node started with --join holds until it is admitted: itself alone, at epoch 0.
+    ClusterState asking =
+        new ClusterState(
+            0, List.of(new ClusterState.Node(N0, MemberState.NORMAL)), Optional.empty());
+    Membership membership = new Membership(N0.id(), asking, Optional.empty());
+    try (MembershipService service = service(membership)) {
+      CompletableFuture<ClusterState> admitted = service.admit(N1);
+      scheduler.runReady();
+
+      assertThat(admitted)
+          .failsWithin(Duration.ZERO)
+          .withThrowableThat()
+          .withCauseInstanceOf(UnavailableException.class)
+          .withMessageContaining("not a normal member");
+      assertThat(membership.state()).isEqualTo(asking);
+    }
+  }
+}
