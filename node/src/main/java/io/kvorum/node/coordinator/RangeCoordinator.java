@@ -44,9 +44,10 @@ public final class RangeCoordinator {
   public ScanCursor range(KeyRange range) {
     List<NodeId> reading = new ArrayList<>();
     Map<NodeId, String> down = new LinkedHashMap<>();
-    // The owners hold every key (a joining node may hold only some): coverage counts them.
+    // The members reads go to hold every key (a joining node may hold only some until the reads of
+    // its join moved to it): coverage counts them.
     Owners owners = membership.owners();
-    for (NodeId node : owners.state().owners()) {
+    for (NodeId node : owners.readMembers()) {
       PeerTransport.PeerState state = replicas.state(node);
       if (state.reachable()) {
         reading.add(node);

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -25,18 +26,31 @@ import org.slf4j.LoggerFactory;
 /**
  * Drives the change in progress when this node is responsible for it: the joining node for a join,
  * the leaving node for a decommission, the moving node for a move, the first reachable member (by
- * id) of those that stay for a removal. Driving is: wait until every reachable member has
- * acknowledged the change's epoch (so every coordinator already writes to old and new owners), and
- * then for the settle time (so requests begun before they knew it have ended), stream the records
- * that move ({@link Streamer}), then complete the change in a new epoch. A drive that fails (a
- * source or a destination down) is started again on the next tick and resumes where the stream
- * stopped; so is one interrupted by a crash, once the node is back.
+ * id) of those that stay for a removal; once the reads of a change moved, the first reachable
+ * member that stays if the change's node is not reachable (nothing is left to stream; a join or
+ * move no longer aborts then, and a leaving node may have died between storing the completion and
+ * spreading it). Driving is three steps, each once every reachable member acknowledged the step
+ * before and a settle time passed (docs/decisions/a-change-moves-reads-before-writes.md):
+ *
+ * <ol>
+ *   <li>the change started (every coordinator now writes to the old and the new owners, and
+ *       requests begun before they knew it have ended): stream the records that move ({@link
+ *       Streamer}), then move the reads to the new owners in a new epoch ({@link
+ *       ClusterState#readsMoved});
+ *   <li>the reads moved (no coordinator reads the old owners alone any more): complete the change
+ *       in a new epoch ({@link ClusterState#completed}), which stops writing to the old owners.
+ * </ol>
+ *
+ * So no two coordinators are more than one step apart, and each pair of neighbouring steps has
+ * quorums that meet. A drive that fails (a source or a destination down) is started again on the
+ * next tick and resumes where the stream stopped, or at the step it reached; so is one interrupted
+ * by a crash, once the node is back.
  *
  * <p>A drive is a chain of steps ({@link Execution}): its checks and streams on the worker, the
  * completion of the change on the io thread (as every proposal), its pauses (the settle time, the
  * polls for acknowledgements) on the scheduler, measured on the node's monotonic clock. One drive
  * at a time, never during an ownership sweep ({@link Execution#inTurn}); {@link #left} completes on
- * the worker once a decommission is over.
+ * the worker once this node's decommission is over ({@link #leave}), whoever completed it.
  */
 final class ChangeDriver {
   private static final Logger log = LoggerFactory.getLogger(ChangeDriver.class);
@@ -53,6 +67,7 @@ final class ChangeDriver {
   private final NodeId self;
   private final AtomicLong driving = new AtomicLong(-1);
   private final CompletableFuture<Void> left = new CompletableFuture<>();
+  private final AtomicBoolean leaving = new AtomicBoolean();
 
   ChangeDriver(
       Membership membership,
@@ -104,15 +119,27 @@ final class ChangeDriver {
   }
 
   private NodeId driver(ClusterState state, ClusterState.Change change) {
-    if (change.kind() != ClusterState.Kind.REMOVE) {
+    if (change.kind() != ClusterState.Kind.REMOVE && !takenOver(change)) {
       return change.node();
     }
     for (NodeId id : state.targets()) {
-      if (id.equals(self) || transport.state(id).reachable()) {
+      if (!id.equals(change.node()) && (id.equals(self) || transport.state(id).reachable())) {
         return id;
       }
     }
     return self;
+  }
+
+  /**
+   * Whether a change is completed by another member than its node: its reads moved and its node is
+   * not reachable from here. Its node may have died for good (a join or move no longer aborts once
+   * its reads moved), or stored the completion and died before spreading it; completing it twice
+   * makes the same state, so two members that both drive it do no harm.
+   */
+  private boolean takenOver(ClusterState.Change change) {
+    return change.readsMoved()
+        && !change.node().equals(self)
+        && !transport.state(change.node()).reachable();
   }
 
   private boolean current(ClusterState.Change change) {
@@ -124,13 +151,22 @@ final class ChangeDriver {
       return CompletableFuture.completedFuture(null);
     }
     ClusterState state = membership.state();
+    if (change.readsMoved()) {
+      return finish(change, state);
+    }
     return awaitAcknowledged(state, change.epoch(), removed(change))
         // Requests begun under the state before the change end meanwhile: a write that reached the
         // old owners only is then there before the stream reads them, and a conditional write's
         // round on the old replicas cannot still run once the change completes, when rounds go to
         // the new ones.
         .thenCompose(acknowledged -> execution.pause(settleTime))
-        .thenComposeAsync(settled -> stream(change, state), execution.worker());
+        .thenComposeAsync(settled -> stream(change, state), execution.worker())
+        .thenComposeAsync(streamed -> moveReads(change), execution.worker())
+        .thenCompose(
+            moved ->
+                moved == null
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : finish(moved.change().orElseThrow(), moved));
   }
 
   private CompletableFuture<Void> stream(ClusterState.Change change, ClusterState state) {
@@ -141,38 +177,76 @@ final class ChangeDriver {
     log.info("{}: every reachable member acknowledged; streaming", change);
     // Each source sends only the records it hands off, so each new replica of a record gets it
     // once, from the owner it replaces (Owners#handoffSource).
-    CompletableFuture<Void> streamed =
-        switch (change.kind()) {
-          case JOIN ->
-              streamEach(
-                  change.epoch(),
-                  state.owners(),
-                  source -> start -> handoff(source, change.epoch(), Optional.of(self), start),
-                  entry -> List.of(self));
-          case DECOMMISSION ->
-              streamEach(
-                  change.epoch(),
-                  List.of(self),
-                  source -> start -> streamer.handoff(owners, null, start, false),
-                  entry -> gained(owners, entry));
-          case REMOVE, MOVE ->
-              streamEach(
-                  change.epoch(),
-                  state.owners().stream()
-                      .filter(source -> !source.equals(removed(change)))
-                      .toList(),
-                  source ->
-                      start ->
-                          source.equals(self)
-                              ? streamer.handoff(owners, null, start, false)
-                              : handoff(source, change.epoch(), Optional.empty(), start),
-                  entry -> gained(owners, entry));
-        };
-    return streamed.thenComposeAsync(done -> complete(change), execution.worker());
+    return switch (change.kind()) {
+      case JOIN ->
+          streamEach(
+              change.epoch(),
+              state.owners(),
+              source -> start -> handoff(source, change.epoch(), Optional.of(self), start),
+              entry -> List.of(self));
+      case DECOMMISSION ->
+          streamEach(
+              change.epoch(),
+              List.of(self),
+              source -> start -> streamer.handoff(owners, null, start, false),
+              entry -> gained(owners, entry));
+      case REMOVE, MOVE ->
+          streamEach(
+              change.epoch(),
+              state.owners().stream().filter(source -> !source.equals(removed(change))).toList(),
+              source ->
+                  start ->
+                      source.equals(self)
+                          ? streamer.handoff(owners, null, start, false)
+                          : handoff(source, change.epoch(), Optional.empty(), start),
+              entry -> gained(owners, entry));
+    };
   }
 
-  /** Completes {@code change} in a new epoch, on the io thread; a decommission then leaves. */
+  /**
+   * Moves the reads of {@code change}, streamed, to the new owners in a new epoch, on the io
+   * thread; completes with that state, or null if the change is no longer in progress.
+   */
+  private CompletableFuture<ClusterState> moveReads(ClusterState.Change change) {
+    if (!current(change)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return execution
+        .onIo(
+            () ->
+                membership.propose(
+                    s -> {
+                      if (!s.change().equals(Optional.of(change))) {
+                        throw new IllegalStateException("the change is no longer in progress");
+                      }
+                      return s.readsMoved();
+                    }))
+        .thenApply(
+            moved -> {
+              log.info(
+                  "{}: streamed {}; reads moved to the new owners at epoch {}",
+                  change,
+                  streamer.summary(),
+                  moved.epoch());
+              return moved;
+            });
+  }
+
+  /**
+   * Completes {@code change}, whose reads moved in {@code state}, once every reachable member
+   * acknowledged that and requests begun before they knew it have ended.
+   */
+  private CompletableFuture<Void> finish(ClusterState.Change change, ClusterState state) {
+    return awaitAcknowledged(state, state.epoch(), removed(change))
+        .thenCompose(acknowledged -> execution.pause(settleTime))
+        .thenComposeAsync(settled -> complete(change), execution.worker());
+  }
+
+  /** Completes {@code change} in a new epoch, on the io thread. */
   private CompletableFuture<Void> complete(ClusterState.Change change) {
+    if (!current(change)) {
+      return CompletableFuture.completedFuture(null);
+    }
     String streamed = streamer.summary();
     return execution
         .onIo(
@@ -184,23 +258,41 @@ final class ChangeDriver {
                       }
                       return s.completed();
                     }))
-        .thenComposeAsync(
+        .thenAcceptAsync(
             done -> {
               log.info("{} complete: epoch {}; streamed {}", change, done.epoch(), streamed);
               files.deleteStartingWith("stream-" + change.epoch() + "-");
-              if (change.kind() != ClusterState.Kind.DECOMMISSION) {
-                return CompletableFuture.completedFuture(null);
-              }
-              return awaitAcknowledged(done, done.epoch(), null)
-                  .thenRunAsync(
-                      () -> {
-                        files.markDecommissioned();
-                        log.info("decommissioned: every reachable member knows this node left");
-                        left.complete(null);
-                      },
-                      execution.worker());
             },
             execution.worker());
+  }
+
+  /**
+   * This node's decommission completed in {@code done}, by its own drive or another member's: once
+   * every reachable member has {@code done}, it marks itself decommissioned and {@link #left}
+   * completes. Once only; called on the thread that adopted {@code done}.
+   */
+  void leave(ClusterState done) {
+    if (!leaving.compareAndSet(false, true)) {
+      return;
+    }
+    CompletableFuture<Void> unused =
+        awaitAcknowledged(done, done.epoch(), null)
+            .thenRunAsync(
+                () -> {
+                  files.markDecommissioned();
+                  log.info("decommissioned: every reachable member knows this node left");
+                  left.complete(null);
+                },
+                execution.worker())
+            .whenComplete(
+                (ok, error) -> {
+                  if (error != null) {
+                    leaving.set(false);
+                    log.warn(
+                        "leaving stopped: {}; it resumes when the node starts again",
+                        Failures.unwrap(error).getMessage());
+                  }
+                });
   }
 
   /**

@@ -22,11 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The requests for a membership change (SPEC §8): a new node's to join ({@link #admit}), an
  * operator's for this node's decommission or the removal of a dead member (the abort of its join or
- * move, if it is the one joining or moving), this node's move to the zone it was restarted in. One
- * change at a time: a request while another change is in progress is refused naming it. Each
- * request returns at once: its future completes on the io thread ({@link Execution#io}) once the
- * new state is stored there, and it is then gossiped to every member; it fails with the reason it
- * was refused ({@link ClusterChangeException}, {@link InvalidRequestException}).
+ * move, if it is the one joining or moving and the change's reads have not moved), this node's move
+ * to the zone it was restarted in. One change at a time: a request while another change is in
+ * progress is refused naming it. Each request returns at once: its future completes on the io
+ * thread ({@link Execution#io}) once the new state is stored there, and it is then gossiped to
+ * every member; it fails with the reason it was refused ({@link ClusterChangeException}, {@link
+ * InvalidRequestException}).
  */
 final class ChangeRequests {
   // The lines of the membership service, under its name: operators and tests look for them there.
@@ -105,6 +106,19 @@ final class ChangeRequests {
             .change()
             .filter(c -> c.kind() == ClusterState.Kind.JOIN || c.kind() == ClusterState.Kind.MOVE)
             .filter(c -> c.node().equals(node));
+    if (join.isPresent() && join.get().readsMoved()) {
+      // Past that point an abort is no longer safe, and the change needs nothing of its node.
+      return CompletableFuture.failedFuture(
+          inProgress(
+              join.get(),
+              "the reads of the "
+                  + join.get()
+                  + " moved: it completes without '"
+                  + node
+                  + "' (another member drives it); remove '"
+                  + node
+                  + "' once it has"));
+    }
     if (join.isPresent()) {
       return abort(join.get());
     }
@@ -200,12 +214,14 @@ final class ChangeRequests {
         .change()
         .ifPresent(
             change -> {
-              Map<String, Object> details = new LinkedHashMap<>(change.describe());
-              throw new ClusterChangeException(
-                  ClusterChangeException.Reason.CHANGE_IN_PROGRESS,
-                  "a membership change is in progress: " + change,
-                  Map.of("change", details));
+              throw inProgress(change, "a membership change is in progress: " + change);
             });
+  }
+
+  private static ClusterChangeException inProgress(ClusterState.Change change, String message) {
+    Map<String, Object> details = new LinkedHashMap<>(change.describe());
+    return new ClusterChangeException(
+        ClusterChangeException.Reason.CHANGE_IN_PROGRESS, message, Map.of("change", details));
   }
 
   private long now() {

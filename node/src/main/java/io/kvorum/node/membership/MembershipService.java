@@ -148,10 +148,12 @@ public final class MembershipService implements AutoCloseable {
     if (state.change().isEmpty()) {
       streamer.reset();
     }
-    // A member that learns it is one no longer, other than by its own decommission (which its
-    // driver ends), was removed while it was away or its join aborted: it stops, as a
+    // A member that learns it is one no longer by its own decommission leaves, whoever completed
+    // it; otherwise it was removed while it was away or its join aborted: it stops, as a
     // decommissioned node does, and a restart refuses to start on its data directory.
-    if (state.epoch() > 0 && mine == null && wasMember && !decommissioning) {
+    if (state.epoch() > 0 && mine == null && wasMember && decommissioning) {
+      driver.leave(state);
+    } else if (state.epoch() > 0 && mine == null && wasMember) {
       log.error(
           "this node is no longer a member of the cluster (epoch {}: {}): it was removed, or its"
               + " join aborted, while it was away; it stops. Wipe its data directory to join again",
@@ -350,10 +352,17 @@ public final class MembershipService implements AutoCloseable {
    */
   public ScanCursor handoff(long epoch, NodeId to, Key start) {
     Owners owners = membership.owners();
-    if (owners.state().change().map(ClusterState.Change::epoch).orElse(-1L) != epoch) {
+    // Once reads moved, nothing streams: a late request would rank by the new owners.
+    if (owners
+            .state()
+            .change()
+            .filter(change -> !change.readsMoved())
+            .map(ClusterState.Change::epoch)
+            .orElse(-1L)
+        != epoch) {
       return ScanCursor.failed(
           new InvalidRequestException(
-              null, "no membership change of epoch " + epoch + " is in progress here"));
+              null, "no membership change of epoch " + epoch + " is streaming here"));
     }
     return streamer.handoff(owners, to, start, true);
   }

@@ -48,7 +48,7 @@ public final class ReplicationBootstrap {
     HybridLogicalClock clock = storage.clock();
     ClusterState state = membership.state();
     HashTrees trees =
-        new HashTrees(config.nodeId(), state.ids(), membership.owners().readPlacement());
+        new HashTrees(config.nodeId(), state.ids(), membership.owners().ownerPlacement());
     TreeKeepingStorageEngine treeKeeper = new TreeKeepingStorageEngine(storage.records(), trees);
     StorageEngine engine =
         resources.threading().memoryFirstReads()
@@ -172,7 +172,7 @@ public final class ReplicationBootstrap {
         state -> {
           List<NodeId> now = state.owners();
           if (!now.equals(owners.getAndSet(now))) {
-            HashTrees next = new HashTrees(self, state.ids(), new Owners(state).readPlacement());
+            HashTrees next = new HashTrees(self, state.ids(), new Owners(state).ownerPlacement());
             keeper.use(next);
             repair.rebuild(next);
           }

@@ -53,30 +53,66 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
   }
 
   /**
+   * How far a change has gone: where reads go, and which owners writes reach besides the readers
+   * (docs/decisions/a-change-moves-reads-before-writes.md). Every change goes through both, each in
+   * an epoch of its own, then completes in a third.
+   */
+  public enum Phase {
+    /**
+     * Reads go to the owners before the change; writes to them and to the replicas the change gives
+     * a key ("gained"), one more confirmation each. The new owners are filled meanwhile.
+     */
+    STARTED,
+    /**
+     * The new owners are filled: reads go to them; writes to them and to the owners the change
+     * takes a key from ("lost"), one more confirmation each.
+     */
+    READS_MOVED;
+
+    /** The name in {@code /v0/cluster} and on the wire: {@code started}, {@code reads-moved}. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /**
    * The change in progress.
    *
-   * @param kind join, decommission or remove
-   * @param node the node joining, leaving or being removed
-   * @param epoch the epoch that started it
+   * @param kind join, decommission, remove or move
+   * @param node the node joining, leaving, being removed or moving
+   * @param epoch the epoch that started it; the same in both its phases
    * @param startedMillis when it started, Unix milliseconds
    * @param zone for a move, the zone the node moves to; {@link Zone#NONE} for the other kinds
+   * @param phase how far it has gone
    */
-  public record Change(Kind kind, NodeId node, long epoch, long startedMillis, Zone zone) {
+  public record Change(
+      Kind kind, NodeId node, long epoch, long startedMillis, Zone zone, Phase phase) {
     public Change {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(node, "node");
       Objects.requireNonNull(zone, "zone");
+      Objects.requireNonNull(phase, "phase");
     }
 
-    /** A change that is not a move. */
+    /** A change just started. */
+    public Change(Kind kind, NodeId node, long epoch, long startedMillis, Zone zone) {
+      this(kind, node, epoch, startedMillis, zone, Phase.STARTED);
+    }
+
+    /** A change that is not a move, just started. */
     public Change(Kind kind, NodeId node, long epoch, long startedMillis) {
       this(kind, node, epoch, startedMillis, Zone.NONE);
     }
 
+    /** Whether reads have moved to the new owners. */
+    public boolean readsMoved() {
+      return phase == Phase.READS_MOVED;
+    }
+
     /**
      * The change as the HTTP API shows it, in {@code /v0/cluster} and in the problem body of a
-     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601}}, and
-     * for a move the zone it moves to ({@code "zone": ""} for the unnamed one).
+     * refused change: {@code {"kind": "join", "node": ID, "epoch": N, "started": ISO-8601, "phase":
+     * "started"}}, and for a move the zone it moves to ({@code "zone": ""} for the unnamed one).
      */
     public Map<String, Object> describe() {
       Map<String, Object> view = new LinkedHashMap<>();
@@ -87,13 +123,15 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
       }
       view.put("epoch", epoch);
       view.put("started", Instant.ofEpochMilli(startedMillis).toString());
+      view.put("phase", phase.label());
       return view;
     }
 
     @Override
     public String toString() {
       String to = kind == Kind.MOVE ? " to zone " + zone : "";
-      return kind.label() + " of " + node + to + " (epoch " + epoch + ")";
+      String moved = readsMoved() ? ", reads moved" : "";
+      return kind.label() + " of " + node + to + " (epoch " + epoch + moved + ")";
     }
   }
 
@@ -228,13 +266,20 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
    * This state with the join or move in progress aborted, in a new epoch: a joining node is gone, a
    * moving one stays in its old zone, and the members own what they owned before the change. Writes
    * during the change needed {@code ack} answers from the owners besides the replicas it gains, so
-   * the owners hold every acknowledged write without them.
+   * the owners hold every acknowledged write without them. Only before reads moved: once they have,
+   * a coordinator may read the new owners alone, and one that adopted the abort would write the old
+   * ones alone; such a change completes instead, whatever became of its node.
+   *
+   * @throws IllegalStateException if no join or move is in progress, or its reads moved
    */
   public ClusterState changeAborted() {
     Change aborted =
         change
             .filter(c -> c.kind() == Kind.JOIN || c.kind() == Kind.MOVE)
             .orElseThrow(() -> new IllegalStateException("no join or move in progress"));
+    if (aborted.readsMoved()) {
+      throw new IllegalStateException("the reads of the " + aborted + " moved: it cannot abort");
+    }
     List<Node> next =
         aborted.kind() == Kind.MOVE
             ? nodes
@@ -243,11 +288,39 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
   }
 
   /**
+   * This state with the reads of the change in progress moved to the new owners, in a new epoch:
+   * what its driver proposes once the new owners are filled.
+   *
+   * @throws IllegalStateException if no change is in progress, or its reads moved already
+   */
+  public ClusterState readsMoved() {
+    Change started = change.orElseThrow(() -> new IllegalStateException("no change in progress"));
+    if (started.readsMoved()) {
+      throw new IllegalStateException("the reads of the " + started + " moved already");
+    }
+    Change moved =
+        new Change(
+            started.kind(),
+            started.node(),
+            started.epoch(),
+            started.startedMillis(),
+            started.zone(),
+            Phase.READS_MOVED);
+    return new ClusterState(epoch + 1, nodes, Optional.of(moved));
+  }
+
+  /**
    * This state once the change in progress completed, in a new epoch: a joining node is normal, a
-   * leaving one is gone, a moving one is in its new zone.
+   * leaving one is gone, a moving one is in its new zone. Only once its reads moved: a coordinator
+   * still on the state before would read the old owners, which writes no longer reach.
+   *
+   * @throws IllegalStateException if no change is in progress, or its reads have not moved
    */
   public ClusterState completed() {
     Change done = change.orElseThrow(() -> new IllegalStateException("no change in progress"));
+    if (!done.readsMoved()) {
+      throw new IllegalStateException("the reads of the " + done + " have not moved yet");
+    }
     List<Node> next = new ArrayList<>();
     for (Node n : nodes) {
       if (!n.id().equals(done.node())) {

@@ -20,9 +20,18 @@ import java.util.Optional;
  * io.kvorum.node.membership.Membership}'s tie-break. A change of kind {@code move} is one the
  * previous release cannot read: it refuses that state, so a move waits for every node to be
  * upgraded (its driver waits for every reachable member to acknowledge the change).
+ *
+ * <p>A change whose reads moved ({@link ClusterState.Phase#READS_MOVED}) is written with its phase
+ * in its kind, {@code "kind": "join:reads-moved"}, not in a field of its own: a release before
+ * phases would ignore such a field and take the state for a change just started, read the old
+ * owners alone and acknowledge the epoch, and the driver would then complete the change, writing
+ * the new owners alone. A kind it does not know makes it refuse the state instead, as it refuses a
+ * move: it never acknowledges the phase, so the change waits for it to be upgraded. A change just
+ * started is written as before phases, so that every release reads it.
  */
 public final class ClusterStateCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String READS_MOVED = ":" + ClusterState.Phase.READS_MOVED.label();
 
   private ClusterStateCodec() {}
 
@@ -45,7 +54,7 @@ public final class ClusterStateCodec {
         .ifPresent(
             c -> {
               ObjectNode change = root.putObject("change");
-              change.put("kind", c.kind().label());
+              change.put("kind", kind(c));
               change.put("node", c.node().value());
               change.put("epoch", c.epoch());
               change.put("startedMillis", c.startedMillis());
@@ -82,8 +91,8 @@ public final class ClusterStateCodec {
       if (c != null && !c.isNull()) {
         change =
             Optional.of(
-                new ClusterState.Change(
-                    ClusterState.Kind.of(c.required("kind").asText()),
+                change(
+                    c.required("kind").asText(),
                     NodeId.of(c.required("node").asText()),
                     c.required("epoch").asLong(),
                     c.path("startedMillis").asLong(),
@@ -93,5 +102,23 @@ public final class ClusterStateCodec {
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a cluster state: " + e.getMessage(), e);
     }
+  }
+
+  /** A change's kind on the wire, with its phase once its reads moved. */
+  private static String kind(ClusterState.Change change) {
+    return change.kind().label() + (change.readsMoved() ? READS_MOVED : "");
+  }
+
+  private static ClusterState.Change change(
+      String kind, NodeId node, long epoch, long startedMillis, Zone zone) {
+    boolean moved = kind.endsWith(READS_MOVED);
+    return new ClusterState.Change(
+        ClusterState.Kind.of(
+            moved ? kind.substring(0, kind.length() - READS_MOVED.length()) : kind),
+        node,
+        epoch,
+        startedMillis,
+        zone,
+        moved ? ClusterState.Phase.READS_MOVED : ClusterState.Phase.STARTED);
   }
 }

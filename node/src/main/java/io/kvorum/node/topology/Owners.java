@@ -8,40 +8,50 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Who holds a key under one {@link ClusterState}, by Cassandra's pending-ranges rule: the <em>read
- * set</em> is the rendezvous ranking over the members that own data now (normal and leaving); the
- * <em>target set</em> is the ranking over the members that will own it once the change completes
- * (normal and joining). Reads go to the read set; writes go to both, and need {@code ack} plus one
- * more answer for every target not in the read set (Cassandra's blockFor), so any {@code ack}
- * answers among the read set, and any {@code ack} among the target set, meet every acknowledged
- * write. Without a change in progress both sets are the same. Both rank by zone (SPEC §3): a member
- * that moves is in its old zone in the read set and in its new one in the target set, so a move is
- * a change like a join. Immutable, thread-safe.
+ * Who holds a key under one {@link ClusterState}, by Cassandra's pending-ranges rule: a key has its
+ * replicas among the members that own data now (normal and leaving; the <em>owners before</em> the
+ * change) and among those that will own it once the change completes (normal and joining; the
+ * <em>owners after</em>). Without a change in progress both are the same. Both rank by zone (SPEC
+ * §3): a member that moves is in its old zone before and in its new one after, so a move is a
+ * change like a join.
+ *
+ * <p>A change moves reads before it stops writing to the old owners (docs/decisions/
+ * a-change-moves-reads-before-writes.md). While it is {@linkplain ClusterState.Phase#STARTED
+ * started}, reads go to the owners before (the <em>read set</em>) and writes to them and to the
+ * replicas the key gains, with one more confirmation for each (Cassandra's blockFor); once its
+ * {@linkplain ClusterState.Phase#READS_MOVED reads moved}, reads go to the owners after and writes
+ * to them and to the replicas the key loses, again with one more confirmation each. Either way
+ * {@code ack} + extra confirmations among the read set and the extra replicas hold at least {@code
+ * ack} of the owners before and {@code ack} of the owners after, so a quorum read of either meets
+ * every acknowledged quorum write, in both phases and before and after the change. Immutable,
+ * thread-safe.
  */
 public final class Owners {
   private final ClusterState state;
+  private final Placement before;
+  private final Placement after;
   private final Placement read;
-  private final Placement target;
+  private final Placement extra;
 
   /**
    * The replicas a write goes to and how many must confirm it.
    *
-   * @param nodes the read set's replicas, then the target set's that are not among them
-   * @param ack the confirmations needed: the request's {@code ack} plus the pending targets
+   * @param nodes the read set's replicas, then the extra ones of a change in progress
+   * @param ack the confirmations needed: the request's {@code ack} plus one per extra replica
    */
   public record WriteSet(List<NodeId> nodes, int ack) {}
 
   /**
    * The acceptors of a conditional write's Paxos rounds, by Cassandra's rule for lightweight
    * transactions ({@code ReplicaPlans.forPaxos}): the key's natural replicas (its read set) and its
-   * pending ones (the replicas it gains by the change in progress); a round needs a majority of the
-   * natural ones plus one more answer for each pending one. So any quorum of a round holds a
-   * majority of the natural replicas, as a round before the change does, and, the pending replica
-   * standing in for the one it displaces, a majority of the replicas after the change, as a round
-   * after it does.
+   * pending ones (the extra replicas writes reach: those it gains by the change in progress while
+   * reads stay on the owners before, those it loses once reads moved); a round needs a majority of
+   * the natural ones plus one more answer for each pending one. So any quorum of a round holds a
+   * majority of the key's replicas before the change and a majority of those after it: any two
+   * rounds of coordinators before, during (either phase) or after the change meet.
    *
-   * @param natural the key's replicas among the owners now
-   * @param pending the replicas the key gains by the change in progress, none without one
+   * @param natural the key's replicas in the read set
+   * @param pending the extra replicas of the change in progress, none without one
    */
   public record Participants(List<NodeId> natural, List<NodeId> pending) {
     public Participants {
@@ -64,8 +74,11 @@ public final class Owners {
 
   public Owners(ClusterState state) {
     this.state = state;
-    this.read = RendezvousPlacement.zoned(state.ownerZones());
-    this.target = state.change().isEmpty() ? read : RendezvousPlacement.zoned(nonEmpty());
+    this.before = RendezvousPlacement.zoned(state.ownerZones());
+    this.after = state.change().isEmpty() ? before : RendezvousPlacement.zoned(nonEmpty());
+    boolean moved = state.change().map(ClusterState.Change::readsMoved).orElse(false);
+    this.read = moved ? after : before;
+    this.extra = moved ? before : after;
   }
 
   private Map<NodeId, Zone> nonEmpty() {
@@ -77,24 +90,36 @@ public final class Owners {
     return state;
   }
 
-  /** The number of members that own data now: the largest {@code from} a request may ask. */
+  /** The number of members reads go to: the largest {@code from} a request may ask. */
   public int size() {
     return read.clusterSize();
   }
 
-  /** The first {@code from} of {@code key}'s ranking among the owners. */
+  /**
+   * The members reads go to, in id order: the owners before the change, or after it once its reads
+   * moved.
+   */
+  public List<NodeId> readMembers() {
+    return read == before ? state.owners() : List.copyOf(nonEmpty().keySet());
+  }
+
+  /** The first {@code from} of {@code key}'s ranking among the members reads go to. */
   public List<NodeId> readers(Key key, int from) {
-    return read.replicas(key, Math.min(from, read.clusterSize()));
+    return ranked(read, key, from);
   }
 
   /** The first {@code from} of {@code key}'s ranking among the members after the change. */
   public List<NodeId> targets(Key key, int from) {
-    return target.replicas(key, Math.min(from, target.clusterSize()));
+    return ranked(after, key, from);
+  }
+
+  private static List<NodeId> ranked(Placement placement, Key key, int from) {
+    return placement.replicas(key, Math.min(from, placement.clusterSize()));
   }
 
   /** Whether a change is in progress, so that writes may go to more nodes than reads. */
   public boolean changing() {
-    return target != read;
+    return after != before;
   }
 
   /** Where a write of {@code from} copies goes and how many must confirm it, for {@code ack}. */
@@ -103,10 +128,10 @@ public final class Owners {
     if (!changing()) {
       return new WriteSet(readers, ack);
     }
-    List<NodeId> gained = gained(readers, targets(key, from));
+    List<NodeId> extras = missing(readers, ranked(extra, key, from));
     List<NodeId> nodes = new ArrayList<>(readers);
-    nodes.addAll(gained);
-    return new WriteSet(List.copyOf(nodes), ack + gained.size());
+    nodes.addAll(extras);
+    return new WriteSet(List.copyOf(nodes), ack + extras.size());
   }
 
   /**
@@ -116,19 +141,24 @@ public final class Owners {
    */
   public Participants participants(Key key, int from) {
     List<NodeId> readers = readers(key, from);
-    return new Participants(readers, changing() ? gained(readers, targets(key, from)) : List.of());
+    return new Participants(
+        readers, changing() ? missing(readers, ranked(extra, key, from)) : List.of());
   }
 
-  /** The replicas {@code key}'s record gains by the change: its targets that are not owners now. */
+  /**
+   * The replicas {@code key}'s record gains by the change: its owners after that are not among its
+   * owners before, whatever the phase.
+   */
   public List<NodeId> gained(Key key, int from) {
-    return changing() ? gained(readers(key, from), targets(key, from)) : List.of();
+    return changing() ? missing(ranked(before, key, from), targets(key, from)) : List.of();
   }
 
-  private static List<NodeId> gained(List<NodeId> readers, List<NodeId> targets) {
+  /** The nodes of {@code others} that are not among {@code readers}. */
+  private static List<NodeId> missing(List<NodeId> readers, List<NodeId> others) {
     List<NodeId> gained = new ArrayList<>(1);
-    for (NodeId target : targets) {
-      if (!readers.contains(target)) {
-        gained.add(target);
+    for (NodeId other : others) {
+      if (!readers.contains(other)) {
+        gained.add(other);
       }
     }
     return gained;
@@ -145,9 +175,9 @@ public final class Owners {
     if (!changing()) {
       return Optional.empty();
     }
-    List<NodeId> readers = readers(key, from);
+    List<NodeId> owners = ranked(before, key, from);
     List<NodeId> targets = targets(key, from);
-    if (readers.containsAll(targets)) {
+    if (owners.containsAll(targets)) {
       return Optional.empty();
     }
     NodeId removed =
@@ -156,21 +186,29 @@ public final class Owners {
             .filter(change -> change.kind() == ClusterState.Kind.REMOVE)
             .map(ClusterState.Change::node)
             .orElse(null);
-    for (NodeId reader : readers) {
-      if (!targets.contains(reader) && !reader.equals(removed)) {
-        return Optional.of(reader);
+    for (NodeId owner : owners) {
+      if (!targets.contains(owner) && !owner.equals(removed)) {
+        return Optional.of(owner);
       }
     }
-    for (NodeId reader : readers) {
-      if (!reader.equals(removed)) {
-        return Optional.of(reader);
+    for (NodeId owner : owners) {
+      if (!owner.equals(removed)) {
+        return Optional.of(owner);
       }
     }
     return Optional.empty();
   }
 
-  /** The placement over the owners, for code that ranks keys as reads do. */
+  /** The placement over the members reads go to, for code that ranks keys as reads do. */
   public Placement readPlacement() {
     return read;
+  }
+
+  /**
+   * The placement over the owners before the change in progress, whatever its phase: what the
+   * members that own data now hold.
+   */
+  public Placement ownerPlacement() {
+    return before;
   }
 }

@@ -2,7 +2,9 @@ package io.kvorum.node.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ChangeStepsTest {
   private static final Member N0 = new Member(NodeId.of("n0"), "127.0.0.1", 1);
   private static final Member N1 = new Member(NodeId.of("n1"), "127.0.0.1", 2);
+  private static final Member N2 = new Member(NodeId.of("n2"), "127.0.0.1", 3);
   private static final Duration SETTLE = Duration.ofSeconds(2);
 
   @TempDir Path dir;
@@ -48,6 +52,7 @@ class ChangeStepsTest {
   private static final class Peers implements PeerTransport {
     final Set<NodeId> holdingBack = ConcurrentHashMap.newKeySet();
     final Set<NodeId> down = ConcurrentHashMap.newKeySet();
+    final List<NodeId> opened = new CopyOnWriteArrayList<>();
     volatile ClusterState held;
 
     @Override
@@ -63,6 +68,7 @@ class ChangeStepsTest {
 
     @Override
     public <Q> ScanCursor open(NodeId peer, CursorOperation<Q> operation, Q request) {
+      opened.add(peer);
       return new ScanCursor() {
         @Override
         public CompletableFuture<List<Entry>> next(int maxEntries, long maxBytes) {
@@ -129,6 +135,117 @@ class ChangeStepsTest {
           .withCauseInstanceOf(UnavailableException.class)
           .withMessageContaining("not a normal member");
       assertThat(membership.state()).isEqualTo(asking);
+    }
+  }
+
+  @Test
+  void aJoinMovesItsReadsOnceStreamedAndCompletesOnceEveryMemberHasThat() {
+    ClusterState before = ClusterState.seed(List.of(N0, N1));
+    ClusterState started = before.withJoining(N2, 0);
+    Membership membership = new Membership(N2.id(), started, Optional.empty());
+    peers.held = before;
+    peers.holdingBack.add(N1.id());
+    try (MembershipService service = service(membership)) {
+      service.start();
+      scheduler.advance(Duration.ofSeconds(10));
+      assertThat(peers.opened).as("n1 has not acknowledged the start").isEmpty();
+
+      peers.held = started;
+      scheduler.advance(SETTLE.plusSeconds(1));
+      assertThat(peers.opened).containsExactlyInAnyOrder(N0.id(), N1.id());
+      ClusterState moved = membership.state();
+      assertThat(moved.epoch()).isEqualTo(started.epoch() + 1);
+      assertThat(moved.change().orElseThrow().readsMoved()).isTrue();
+      assertThat(moved.nodes()).isEqualTo(started.nodes());
+
+      scheduler.advance(Duration.ofSeconds(30));
+      assertThat(membership.state())
+          .as("n1 has not acknowledged that the reads moved")
+          .isEqualTo(moved);
+
+      peers.holdingBack.clear();
+      scheduler.advance(Duration.ofSeconds(1));
+      assertThat(membership.state()).as("acknowledged, still settling").isEqualTo(moved);
+      scheduler.advance(SETTLE);
+      ClusterState done = membership.state();
+      assertThat(done.epoch()).isEqualTo(moved.epoch() + 1);
+      assertThat(done.change()).isEmpty();
+      assertThat(done.state(N2.id())).contains(MemberState.NORMAL);
+      assertThat(service.joined()).isDone();
+      assertThat(peers.opened).as("nothing streamed twice").hasSize(2);
+    }
+  }
+
+  @Test
+  void aJoinWhoseReadsMovedIsNotAbortedButCompletedByAMemberWhenItsNodeIsDown() {
+    ClusterState moved = ClusterState.seed(List.of(N0, N1)).withJoining(N2, 0).readsMoved();
+    Membership membership = new Membership(N0.id(), moved, Optional.empty());
+    peers.down.add(N2.id());
+    try (MembershipService service = service(membership)) {
+      CompletableFuture<ClusterState.Change> removal = service.startRemoval(N2.id());
+      scheduler.runReady();
+      assertThat(removal)
+          .failsWithin(Duration.ZERO)
+          .withThrowableThat()
+          .withCauseInstanceOf(ClusterChangeException.class)
+          .withMessageContaining("reads of the join of n2")
+          .withMessageContaining("remove 'n2' once it has");
+
+      service.start();
+      scheduler.runReady();
+      scheduler.advance(SETTLE.plusSeconds(1));
+      ClusterState done = membership.state();
+      assertThat(done.epoch()).isEqualTo(moved.epoch() + 1);
+      assertThat(done.change()).isEmpty();
+      assertThat(done.state(N2.id())).contains(MemberState.NORMAL);
+      assertThat(peers.opened).as("the reads moved: nothing left to stream").isEmpty();
+    }
+  }
+
+  @Test
+  void aMemberLeavesTheDriveOfAJoinWhoseReadsMovedToItsNodeWhileThatIsUp() {
+    ClusterState moved = ClusterState.seed(List.of(N0, N1)).withJoining(N2, 0).readsMoved();
+    Membership membership = new Membership(N0.id(), moved, Optional.empty());
+    try (MembershipService service = service(membership)) {
+      service.start();
+      scheduler.advance(Duration.ofSeconds(30));
+
+      assertThat(membership.state()).isEqualTo(moved);
+    }
+  }
+
+  @Test
+  void aLeavingNodeLeavesOnceAnotherMemberCompletedItsDecommission() {
+    ClusterState moved =
+        ClusterState.seed(List.of(N0, N1, N2))
+            .withLeaving(N2.id(), ClusterState.Kind.DECOMMISSION, 0)
+            .readsMoved();
+    Membership membership = new Membership(N2.id(), moved, Optional.empty());
+    try (MembershipService service = service(membership)) {
+      service.start();
+      scheduler.runReady();
+      assertThat(service.left()).isNotDone();
+
+      // n0 completed it while this node could not reach it (it had stored the completion, say).
+      membership.adopt(moved.completed());
+      scheduler.advance(Duration.ofSeconds(1));
+
+      assertThat(service.left()).isDone();
+      assertThat(new MembershipStore(dir).decommissioned()).isTrue();
+    }
+  }
+
+  @Test
+  void nothingIsHandedOffOnceTheReadsMoved() {
+    ClusterState started = ClusterState.seed(List.of(N0, N1)).withJoining(N2, 0);
+    Membership membership = new Membership(N0.id(), started.readsMoved(), Optional.empty());
+    try (MembershipService service = service(membership)) {
+      ScanCursor handoff = service.handoff(started.epoch(), N2.id(), Key.of(new byte[] {0}));
+
+      assertThat(handoff.next(10, 1 << 20))
+          .failsWithin(Duration.ZERO)
+          .withThrowableThat()
+          .withMessageContaining("no membership change of epoch 2 is streaming here");
     }
   }
 }

@@ -142,7 +142,7 @@ final class SimNode {
       next.alive = false;
       incarnation = null;
       network.down(id(), true);
-      if (new MembershipStore(config.dataDir()).decommissioned()) {
+      if (left()) {
         // It left before it could stop by itself (killed at that moment): it exits at start, as
         // the process does (exit 2), and stays gone.
         departed = true;
@@ -150,6 +150,16 @@ final class SimNode {
       }
       throw e;
     }
+  }
+
+  /**
+   * Whether the node's data directory says it left: decommissioned, or (killed after its
+   * decommission completed and before it marked itself so) no longer in the cluster state it keeps.
+   */
+  private boolean left() {
+    MembershipStore files = new MembershipStore(config.dataDir());
+    return files.decommissioned()
+        || files.load().map(state -> state.node(id()).isEmpty()).orElse(false);
   }
 
   private void depart() {

@@ -63,7 +63,8 @@ class ZoneChangeTest {
         .isInstanceOf(IllegalStateException.class);
     assertThat(moving.ownerZones()).containsEntry(NodeId.of("n3"), Zone.NONE);
     assertThat(moving.targetZones()).containsEntry(NodeId.of("n3"), Zone.of("c"));
-    ClusterState done = moving.completed();
+    ClusterState done = moving.readsMoved().completed();
+    assertThat(done.epoch()).isEqualTo(moving.epoch() + 2);
     assertThat(done.node(NodeId.of("n3")).orElseThrow().member().zone()).isEqualTo(Zone.of("c"));
     assertThat(done.change()).isEmpty();
     assertThat(moving.changeAborted().nodes()).isEqualTo(moving.nodes());
