@@ -14,8 +14,6 @@ import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.HintStore.Hint;
 import io.kvorum.node.transport.PeerTransport;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * (last-writer-wins). A hint the replica refuses in a way that is not {@linkplain
  * FailureKind#hinted hinted}, for its version's clock ({@link ClockOffsetException}: written by
  * this node while its clock was ahead), is dropped: delivered once the replica's clock has caught
- * up, it would win over the writes made since.
+ * up, it would win over the writes made since. So is a hint for a replica that no longer holds its
+ * key ({@link Holders}): a membership change completed since the write, and that replica, one of
+ * the key's old owners, drops what it no longer owns; delivered after that, the hint would leave a
+ * stray copy there that nothing reads or removes.
  */
 public final class HintedHandoff {
   private static final Logger log = LoggerFactory.getLogger(HintedHandoff.class);
@@ -82,16 +83,12 @@ public final class HintedHandoff {
 
   private final HintStore store;
   private final PeerTransport transport;
+  private final Holders holders;
   private final LongSupplier wallMillis;
   private final Settings settings;
   private final ConcurrentMap<NodeId, CompletableFuture<Pass>> deliveries =
       new ConcurrentHashMap<>();
-  private final Counter stored;
-  private final Counter delivered;
-  private final Counter droppedByWindow;
-  private final Counter droppedByCap;
-  private final Counter notStored;
-  private final Counter droppedByClock;
+  private final HintMetrics metrics;
 
   private final ScheduledExecutorService timer;
   private final LongSupplier nanoTime;
@@ -100,12 +97,14 @@ public final class HintedHandoff {
   private final FailureStreak storeFailures = new FailureStreak();
 
   /**
+   * @param holders whether a hint's replica still holds its key when the hint is delivered
    * @param timer keeps the pauses between the passes of a welcome
    * @param nanoTime monotonic time, as {@code timer} keeps it (a simulation's virtual time)
    */
   public HintedHandoff(
       HintStore store,
       PeerTransport transport,
+      Holders holders,
       LongSupplier wallMillis,
       Settings settings,
       List<NodeId> peers,
@@ -114,44 +113,18 @@ public final class HintedHandoff {
       LongSupplier nanoTime) {
     this.store = store;
     this.transport = transport;
+    this.holders = holders;
     this.wallMillis = wallMillis;
     this.settings = settings;
     this.timer = timer;
     this.nanoTime = nanoTime;
-    this.stored =
-        counter(
-            registry, "kvorum.hints.stored", "hints stored for replicas that missed a write", null);
-    this.delivered =
-        counter(registry, "kvorum.hints.delivered", "hints delivered to their replica", null);
-    this.droppedByWindow =
-        counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "window");
-    this.droppedByCap =
-        counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "cap");
-    this.notStored =
-        counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "store-failed");
-    this.droppedByClock =
-        counter(registry, "kvorum.hints.dropped", "hints dropped undelivered", "clock");
-    for (NodeId peer : peers) {
-      Gauge.builder("kvorum.hints.pending", store, s -> s.pending(peer))
-          .description("hints held for a peer, waiting for delivery")
-          .tag("peer", peer.value())
-          .register(registry);
-    }
-  }
-
-  private static Counter counter(
-      MeterRegistry registry, String name, String description, String reason) {
-    Counter.Builder builder = Counter.builder(name).description(description);
-    if (reason != null) {
-      builder.tag("reason", reason);
-    }
-    return builder.register(registry);
+    this.metrics = new HintMetrics(registry, store, peers);
   }
 
   /** Keeps {@code record} for {@code target}, which did not confirm the write. */
   public CompletableFuture<Void> hint(NodeId target, Key key, Record record) {
     if (store.pending(target) >= settings.maxPerPeer()) {
-      droppedByCap.increment();
+      metrics.droppedByCap().increment();
       log.debug(
           "{} already has {} hints pending; dropping one more", target, settings.maxPerPeer());
       return CompletableFuture.completedFuture(null);
@@ -161,12 +134,12 @@ public final class HintedHandoff {
         .whenComplete(
             (ok, error) -> {
               if (error == null) {
-                stored.increment();
+                metrics.stored().increment();
                 if (storeFailures.succeeded()) {
                   log.info("storing hints works again");
                 }
               } else {
-                notStored.increment();
+                metrics.notStored().increment();
                 if (storeFailures.failed(error)) {
                   log.warn(
                       "storing hints failed: could not store one for {}: {}; repeats are not"
@@ -307,8 +280,15 @@ public final class HintedHandoff {
               }
               List<Hint> expired =
                   batch.stream().filter(h -> h.createdAtMillis() < cutoff).toList();
-              List<Hint> live = batch.stream().filter(h -> h.createdAtMillis() >= cutoff).toList();
+              List<Hint> live = new ArrayList<>();
+              List<Hint> moved = new ArrayList<>();
+              for (Hint hint : batch) {
+                if (hint.createdAtMillis() >= cutoff) {
+                  (holders.holds(target, hint.key(), hint.record()) ? live : moved).add(hint);
+                }
+              }
               return dropExpired(expired)
+                  .thenCompose(ignored -> dropMoved(target, moved))
                   .thenCompose(ignored -> send(target, live))
                   .thenCompose(
                       sent -> {
@@ -366,8 +346,8 @@ public final class HintedHandoff {
                   .remove(done)
                   .thenApply(
                       removed -> {
-                        delivered.increment(confirmed.size());
-                        droppedByClock.increment(refused.size());
+                        metrics.delivered().increment(confirmed.size());
+                        metrics.droppedByClock().increment(refused.size());
                         return new Sent(confirmed.size(), failure);
                       });
             });
@@ -377,7 +357,23 @@ public final class HintedHandoff {
     if (expired.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    return store.remove(expired).thenRun(() -> droppedByWindow.increment(expired.size()));
+    return store.remove(expired).thenRun(() -> metrics.droppedByWindow().increment(expired.size()));
+  }
+
+  /** Forgets hints whose replica no longer holds their keys: nothing is missing there. */
+  private CompletableFuture<Void> dropMoved(NodeId target, List<Hint> moved) {
+    if (moved.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return store
+        .remove(moved)
+        .thenRun(
+            () ->
+                log.info(
+                    "forgot {} hints for {}: it no longer holds their keys since a membership"
+                        + " change",
+                    moved.size(),
+                    target));
   }
 
   /**

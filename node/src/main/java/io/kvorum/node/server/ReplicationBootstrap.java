@@ -149,6 +149,8 @@ public final class ReplicationBootstrap {
         new HintedHandoff(
             storage.local().hints(),
             cluster.transport(),
+            (node, key, record) ->
+                cluster.membership().owners().replicates(node, key, record.replicas()),
             storage.clock()::wallMillis,
             new HintedHandoff.Settings(
                 replication.hintWindow(),

@@ -134,6 +134,12 @@ public final class Owners {
     return new WriteSet(List.copyOf(nodes), ack + extras.size());
   }
 
+  /** Whether a write of {@code key}'s {@code from} copies goes to {@code node} now. */
+  public boolean replicates(NodeId node, Key key, int from) {
+    return readers(key, from).contains(node)
+        || changing() && ranked(extra, key, from).contains(node);
+  }
+
   /**
    * The acceptors of {@code key}'s Paxos rounds for {@code from} copies ({@link Participants}).
    * They include more than one pending replica only in a state kvorum's one-at-a-time changes do

@@ -47,6 +47,7 @@ class HintedHandoffTest {
   private final ScriptedPeerTransport transport = new ScriptedPeerTransport();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ScheduledExecutorService pauses = Executors.newSingleThreadScheduledExecutor();
+  private Holders holders = Holders.EVERY_NODE;
 
   @AfterEach
   void stopPauses() {
@@ -62,7 +63,15 @@ class HintedHandoffTest {
 
   private HintedHandoff handoff(HintStore hints, HintedHandoff.Settings settings) {
     return new HintedHandoff(
-        hints, transport, wall::get, settings, List.of(N2, N3), registry, pauses, System::nanoTime);
+        hints,
+        transport,
+        holders,
+        wall::get,
+        settings,
+        List.of(N2, N3),
+        registry,
+        pauses,
+        System::nanoTime);
   }
 
   private HintedHandoff handoff() {
@@ -197,6 +206,26 @@ class HintedHandoffTest {
     assertThat(dropped("clock")).isEqualTo(5);
     assertThat(counter("kvorum.hints.delivered")).isEqualTo(5);
     assertThat(transport.calls("write")).as("none is sent twice").hasSize(10);
+  }
+
+  @Test
+  void hintsForAReplicaThatNoLongerHoldsTheirKeysAreForgottenNotSent() {
+    // A membership change completed since the writes: n2 no longer holds the keys "moved-…".
+    holders = (node, key, record) -> !text(key).startsWith("moved");
+    HintedHandoff handoff = handoff();
+    await(handoff.hint(N2, key("moved-1"), value(1, "v")));
+    await(handoff.hint(N2, key("kept"), value(2, "v")));
+    await(handoff.hint(N2, key("moved-2"), value(3, "v")));
+
+    long delivered = await(handoff.deliver(N2));
+
+    assertThat(delivered).isEqualTo(1);
+    assertThat(transport.calls("write")).extracting(c -> text(c.key())).containsExactly("kept");
+    assertThat(handoff.pending(N2)).isZero();
+    assertThat(counter("kvorum.hints.delivered")).isEqualTo(1);
+    assertThat(dropped("window") + dropped("cap") + dropped("store-failed") + dropped("clock"))
+        .as("nothing the replica misses: no alert")
+        .isZero();
   }
 
   @Test

@@ -148,6 +148,23 @@ class ChangeQuorumsTest {
     }
   }
 
+  @Test
+  void aNodeReplicatesAKeyExactlyWhenWritesOfItGoThere() {
+    for (List<ClusterState> steps : changes()) {
+      for (ClusterState step : steps) {
+        Owners owners = new Owners(step);
+        for (int i = 0; i < 100; i++) {
+          List<NodeId> written = owners.writers(key(i), 1, FROM).nodes();
+          for (NodeId node : step.ids()) {
+            assertThat(owners.replicates(node, key(i), FROM))
+                .as("%s on %s", node, step)
+                .isEqualTo(written.contains(node));
+          }
+        }
+      }
+    }
+  }
+
   private static List<NodeId> concat(List<NodeId> first, List<NodeId> second) {
     List<NodeId> all = new ArrayList<>(first);
     all.addAll(second);

@@ -314,8 +314,12 @@ public abstract class PeerTransportContract {
     cluster(3, CALL_TIMEOUT);
     Node holder = node(N2);
     long now = holder.clock().wallMillis();
-    Record missed = Record.value(holder.clock().now(), bytes("written while n1 was away"));
-    Record deleted = Record.tombstone(holder.clock().now());
+    // Written to all three nodes, so n1 holds the keys: a hint for a replica that does not is
+    // forgotten, not delivered (HintedHandoffTest).
+    Record missed =
+        Record.value(
+            holder.clock().now(), bytes("written while n1 was away"), Record.NO_EXPIRY, 3);
+    Record deleted = Record.tombstone(holder.clock().now(), 3);
     await(holder.hints().add(N1, key("missed"), missed, now));
     await(holder.hints().add(N1, key("deleted"), deleted, now));
     await(holder.hints().add(N3, key("for-n3"), missed, now));
