@@ -122,8 +122,7 @@ public final class MembershipService implements AutoCloseable {
             this::gossipTo,
             execution,
             settings.settleTime());
-    this.sweep =
-        new OwnershipSweep(membership, files, storage, transport, settings.settleTime(), execution);
+    this.sweep = new OwnershipSweep(membership, files, storage, settings.settleTime(), execution);
     this.requests =
         new ChangeRequests(membership, transport, execution, wallMillis, this::gossipWithAll);
     membership.onChange(this::changed);

@@ -11,7 +11,6 @@ import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.topology.MemberState;
 import io.kvorum.node.topology.Owners;
-import io.kvorum.node.transport.PeerTransport;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,11 +23,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Drops the records this node no longer owns once a change has completed everywhere: when no change
- * is in progress, every reachable member has acknowledged the current epoch, and a settle time has
- * passed since (requests a coordinator started under the previous epoch have finished). Before
- * that, a coordinator still on the old epoch may read the key here. A record is dropped only if it
- * is still the version scanned, so a write racing the sweep is kept. The epoch swept last is kept
- * in the data directory ({@value #SWEPT_FILE}), so a restart does not sweep again.
+ * is in progress, every member has acknowledged the current epoch, and a settle time has passed
+ * since (requests a coordinator started under the previous epoch have finished). Before that, a
+ * coordinator still on an older epoch may read the key here, or write it here: a member that was
+ * unreachable while the change completed, on its return, hands its hints over and serves requests
+ * before gossip brings it the new epoch, and a copy it left here after the sweep would stay for
+ * ever, read and removed by nothing. A member that is down therefore holds the sweep back until it
+ * is back, or removed. A record is dropped only if it is still the version scanned, so a write
+ * racing the sweep is kept. The epoch swept last is kept in the data directory ({@value
+ * #SWEPT_FILE}), so a restart does not sweep again.
  *
  * <p>The settle time is measured on the node's monotonic clock ({@link Execution#nanoTime}) by the
  * ticks that call {@link #maybeSweep}. A sweep is a chain of steps on the worker, one per batch of
@@ -46,7 +49,6 @@ final class OwnershipSweep {
   private final Membership membership;
   private final MembershipStore files;
   private final StorageEngine storage;
-  private final PeerTransport transport;
   private final long settleNanos;
   private final Execution execution;
   private final AtomicBoolean running = new AtomicBoolean();
@@ -58,13 +60,11 @@ final class OwnershipSweep {
       Membership membership,
       MembershipStore files,
       StorageEngine storage,
-      PeerTransport transport,
       Duration settle,
       Execution execution) {
     this.membership = membership;
     this.files = files;
     this.storage = storage;
-    this.transport = transport;
     this.settleNanos = settle.toNanos();
     this.execution = execution;
     // A cluster still at its first epoch has had nothing move.
@@ -80,10 +80,7 @@ final class OwnershipSweep {
       return;
     }
     for (Member member : state.members()) {
-      NodeId id = member.id();
-      if (!id.equals(self)
-          && transport.state(id).reachable()
-          && membership.seenEpoch(id) < state.epoch()) {
+      if (membership.seenEpoch(member.id()) < state.epoch()) {
         acknowledgedEpoch = -1;
         return;
       }

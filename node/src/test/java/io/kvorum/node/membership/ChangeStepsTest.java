@@ -6,17 +6,21 @@ import io.kvorum.node.core.ClusterChangeException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.topology.Owners;
 import io.kvorum.node.transport.CursorOperation;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.node.transport.PeerTransport;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -104,11 +108,13 @@ class ChangeStepsTest {
     public void close() {}
   }
 
+  private final InMemoryStorageEngine storage = new InMemoryStorageEngine();
+
   private MembershipService service(Membership membership) {
     return new MembershipService(
         membership,
         new MembershipStore(dir),
-        new InMemoryStorageEngine(),
+        storage,
         peers,
         new MembershipService.Settings(1 << 20, Duration.ofSeconds(1), SETTLE),
         scheduler,
@@ -247,5 +253,38 @@ class ChangeStepsTest {
           .withThrowableThat()
           .withMessageContaining("no membership change of epoch 2 is streaming here");
     }
+  }
+
+  @Test
+  void oldOwnersDropWhatTheyNoLongerOwnOnlyOnceEveryMemberHasTheCompletionUpOrNot() {
+    ClusterState done =
+        ClusterState.seed(List.of(N0, N1)).withJoining(N2, 0).readsMoved().completed();
+    Membership membership = new Membership(N0.id(), done, Optional.empty());
+    Owners owners = new Owners(done);
+    List<Key> keys = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      Key key = Key.utf8("k" + i);
+      keys.add(key);
+      storage.put(key, Record.value(Version.of(1, 0), new byte[] {1}, 0, 1)).join();
+    }
+    List<Key> lost = keys.stream().filter(k -> !owners.readers(k, 1).contains(N0.id())).toList();
+    assertThat(lost).isNotEmpty();
+    // n1 was cut off while the change completed: it may still write here on the old epoch.
+    peers.down.add(N1.id());
+    try (MembershipService service = service(membership)) {
+      service.start();
+      scheduler.advance(Duration.ofSeconds(30));
+      assertThat(held(keys)).as("n1 has not acknowledged the completion").isEqualTo(keys);
+
+      peers.down.clear();
+      scheduler.advance(SETTLE.plusSeconds(3));
+      List<Key> kept = new ArrayList<>(keys);
+      kept.removeAll(lost);
+      assertThat(held(keys)).isEqualTo(kept);
+    }
+  }
+
+  private List<Key> held(List<Key> keys) {
+    return keys.stream().filter(key -> storage.get(key).join().isPresent()).toList();
   }
 }
