@@ -15,10 +15,7 @@ import java.util.Set;
  */
 enum Scenario {
   /** Every fault, every kind of request. */
-  EVERYTHING(
-      SimWorkload.Mix.DEFAULT,
-      // Membership changes join once their completion is safe for reads (MEMBERSHIP below).
-      EnumSet.complementOf(EnumSet.of(Fault.JOIN, Fault.DECOMMISSION))),
+  EVERYTHING(SimWorkload.Mix.DEFAULT, EnumSet.allOf(Fault.class)),
   /** Conditional writes racing on few keys, amid message loss, pauses and crashes. */
   CONDITIONAL(
       SimWorkload.Mix.CONDITIONAL,
@@ -29,16 +26,16 @@ enum Scenario {
    */
   HANDOFF(SimWorkload.Mix.DEFAULT, EnumSet.of(Fault.PARTITION, Fault.ONE_WAY, Fault.PAUSE)),
   /**
-   * Deletes, short hint windows and a short tombstone grace, with nodes away for longer than both:
-   * purges race anti-entropy.
-   */
-  /**
    * Joins and decommissions, one at a time as the cluster allows, amid crashes, partitions and
    * pauses: every change must end, and the keys end on their new owners alone.
    */
   MEMBERSHIP(
       SimWorkload.Mix.DEFAULT,
       EnumSet.of(Fault.JOIN, Fault.DECOMMISSION, Fault.KILL, Fault.PARTITION, Fault.PAUSE)),
+  /**
+   * Deletes, short hint windows and a short tombstone grace, with nodes away for longer than both:
+   * purges race anti-entropy.
+   */
   PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10), EnumSet.of(Fault.KILL, Fault.PARTITION));
 
   private final SimWorkload.Mix mix;
@@ -50,13 +47,11 @@ enum Scenario {
   }
 
   /**
-   * Whether CI runs this scenario's seeds. Not yet {@link #MEMBERSHIP}: its seeds 6, 20, 44 and 56
-   * find a quorum read on a coordinator still on a change's epoch miss a quorum write of one
-   * already past its completion (the completion moves reads and writes to the new owners at once);
-   * the fix is under way.
+   * Whether CI runs this scenario's seeds ({@link SimulationTest}): every scenario does. A scenario
+   * whose seeds show a bug not fixed yet would answer false meanwhile, hunted but not run in CI.
    */
   boolean inCi() {
-    return this != MEMBERSHIP;
+    return true;
   }
 
   /** Whether the run ends with anti-entropy rounds (all but {@link #HANDOFF}, which has none). */
