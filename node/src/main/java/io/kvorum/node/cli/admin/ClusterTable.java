@@ -25,13 +25,17 @@ final class ClusterTable {
     lines.add(heading(cluster));
     JsonNode change = cluster.path("change");
     if (change.isObject()) {
+      // A node of 0.2.0 says no phase: its change is as one just started.
+      String moved = "reads-moved".equals(change.path("phase").asText()) ? ", reads moved" : "";
       lines.add(
           "Change in progress: "
               + change.path("kind").asText("?")
               + " of "
               + change.path("node").asText("?")
               + (change.has("zone") ? " to zone " + zone(change.path("zone").asText()) : "")
-              + (change.has("epoch") ? " (epoch " + change.path("epoch").asLong() + ")" : "")
+              + (change.has("epoch")
+                  ? " (epoch " + change.path("epoch").asLong() + moved + ")"
+                  : "")
               + (change.has("started") ? ", started " + change.path("started").asText() : ""));
     }
     lines.add("");

@@ -29,7 +29,8 @@ class AdminCommandsTest {
   private static final String JOINING =
       """
       {"node":"kvorum-0","ready":true,"epoch":7,
-       "change":{"kind":"join","node":"kvorum-3","epoch":7,"started":"2026-11-26T06:40:00Z"},
+       "change":{"kind":"join","node":"kvorum-3","epoch":7,"started":"2026-11-26T06:40:00Z",
+                 "phase":"started"},
        "nodes":[
         {"id":"kvorum-0","address":"kvorum-0.kvorum-headless:9090","self":true,"state":"up",
          "detail":"self","hintsPending":0,"records":1234567,"diskUsedBytes":1288490188,
@@ -80,7 +81,7 @@ class AdminCommandsTest {
   }
 
   @Test
-  void statusShowsEachMembersZoneAndAMoveInProgress() throws IOException {
+  void statusShowsEachMembersZoneAndAMoveInProgressWhoseReadsMoved() throws IOException {
     int port =
         fakeNode(
             "/v0/cluster",
@@ -88,7 +89,7 @@ class AdminCommandsTest {
             """
             {"node":"n1","ready":true,"epoch":9,
              "change":{"kind":"move","node":"n2","zone":"eu-1b","epoch":9,
-                       "started":"2026-11-26T06:40:00Z"},
+                       "started":"2026-11-26T06:40:00Z","phase":"reads-moved"},
              "nodes":[
               {"id":"n1","address":"h1:9090","zone":"eu-1a","self":true,"state":"up",
                "hintsPending":0},
@@ -101,7 +102,8 @@ class AdminCommandsTest {
     List<String> lines = run.out().lines().toList();
     assertThat(lines.get(1))
         .isEqualTo(
-            "Change in progress: move of n2 to zone eu-1b (epoch 9), started 2026-11-26T06:40:00Z");
+            "Change in progress: move of n2 to zone eu-1b (epoch 9, reads moved), started"
+                + " 2026-11-26T06:40:00Z");
     assertThat(lines).anySatisfy(l -> assertThat(l).matches(" +NODE +STATE .* +ZONE +STREAMING"));
     assertThat(row(lines, "n1")).endsWith(" eu-1a");
     assertThat(row(lines, "n2")).doesNotContain("eu-1");
