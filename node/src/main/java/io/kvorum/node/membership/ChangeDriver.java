@@ -288,8 +288,10 @@ final class ChangeDriver {
                 (ok, error) -> {
                   if (error != null) {
                     leaving.set(false);
+                    // Only a closing node stops here; its stored state no longer lists it, so it
+                    // will not start again on this data directory either.
                     log.warn(
-                        "leaving stopped: {}; it resumes when the node starts again",
+                        "left the cluster, but stopped before every reachable member knew it: {}",
                         Failures.unwrap(error).getMessage());
                   }
                 });
