@@ -1,10 +1,14 @@
 package io.kvorum.node.sim;
 
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.MemberState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -44,6 +48,9 @@ final class SimNemesis {
   private final long powerCutSpacingNanos;
   private final List<String> log = new ArrayList<>();
   private final List<Long> powerCuts = new ArrayList<>();
+  // The nodes asked to leave, and each new node not admitted yet with the node it asks.
+  private final Set<NodeId> leaving = new HashSet<>();
+  private final Map<SimNode, SimNode> joiningVia = new LinkedHashMap<>();
   private boolean running;
 
   /**
@@ -155,25 +162,8 @@ final class SimNemesis {
         note("step " + node.id() + "'s clock by " + step + " ms");
         node.stepClock(step);
       }
-      case JOIN -> {
-        if (cluster.size() < 6 && !changing() && node.up()) {
-          note("join a node through " + node.id());
-          note("joined " + cluster.join(node).id());
-        }
-      }
-      case DECOMMISSION -> {
-        if (cluster.size() > 3 && !changing() && node.up()) {
-          note("decommission " + node.id());
-          cluster
-              .request(node, Duration.ofSeconds(10), s -> s.admin().decommission())
-              .whenComplete(
-                  (change, error) ->
-                      note(
-                          error == null
-                              ? "decommission of " + node.id() + " started: " + change
-                              : "decommission of " + node.id() + " refused: " + error));
-        }
-      }
+      case JOIN -> join(node);
+      case DECOMMISSION -> decommission(node);
       case DISK_FULL -> {
         if (node.disk().full()) {
           return;
@@ -191,6 +181,60 @@ final class SimNemesis {
                 });
       }
     }
+  }
+
+  /**
+   * A new node joins through {@code via}, as an operator starts one with {@code --join} of a
+   * member: not through a node that is not a member admitted and staying (a joining node not
+   * admitted yet, one asked to leave or that left and has not stopped yet), which would refuse it
+   * and then leave it asking a node that is gone (MEMBERSHIP seeds 1001204, 1001507, 1003057).
+   */
+  private void join(SimNode via) {
+    if (cluster.size() < 6 && !changing() && via.up() && staying(via)) {
+      note("join a node through " + via.id());
+      SimNode joined = cluster.join(via);
+      joiningVia.put(joined, via);
+      note("joined " + joined.id());
+    }
+  }
+
+  private boolean staying(SimNode node) {
+    return !leaving.contains(node.id())
+        && node.server()
+            .map(s -> s.admin().clusterState())
+            .filter(state -> state.epoch() > 0)
+            .flatMap(state -> state.state(node.id()))
+            .filter(state -> state == MemberState.NORMAL)
+            .isPresent();
+  }
+
+  /**
+   * {@code node} is decommissioned, unless a new node still asks to be admitted through it: it
+   * would leave that one asking a node that is gone.
+   */
+  private void decommission(SimNode node) {
+    joiningVia.keySet().removeIf(SimNemesis::admitted);
+    if (cluster.size() > 3 && !changing() && node.up() && !joiningVia.containsValue(node)) {
+      note("decommission " + node.id());
+      leaving.add(node.id());
+      cluster
+          .request(node, Duration.ofSeconds(10), s -> s.admin().decommission())
+          .whenComplete(
+              (change, error) -> {
+                if (error != null) {
+                  leaving.remove(node.id());
+                }
+                note(
+                    error == null
+                        ? "decommission of " + node.id() + " started: " + change
+                        : "decommission of " + node.id() + " refused: " + error);
+              });
+    }
+  }
+
+  private static boolean admitted(SimNode joiner) {
+    return joiner.departed()
+        || joiner.server().map(s -> s.admin().clusterState().epoch() > 0).orElse(false);
   }
 
   private void crash(SimNode node, Fault fault) {
