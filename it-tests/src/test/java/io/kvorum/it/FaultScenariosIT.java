@@ -91,7 +91,7 @@ class FaultScenariosIT {
   }
 
   @Test
-  @Order(1)
+  @Order(2)
   void aFrozenNodeCostsQuorumsNoMoreThanTheRequestTimeout() throws Exception {
     load.awaitAcknowledged(QuorumLoad.PHASE);
     load.avoid(2);
@@ -140,7 +140,7 @@ class FaultScenariosIT {
    * without a restart, gets its hints, and nothing acknowledged is lost.
    */
   @Test
-  @Order(2)
+  @Order(1)
   void aFullDiskOnOneNodeIs507ForWritesThatNeedItAndHealsOnceSpaceIsFreed() throws Exception {
     load.awaitAcknowledged(QuorumLoad.PHASE);
     NodeContainer full = cluster.node(2);
