@@ -317,8 +317,7 @@ public abstract class PeerTransportContract {
     // Written to all three nodes, so n1 holds the keys: a hint for a replica that does not is
     // forgotten, not delivered (HintedHandoffTest).
     Record missed =
-        Record.value(
-            holder.clock().now(), bytes("written while n1 was away"), Record.NO_EXPIRY, 3);
+        Record.value(holder.clock().now(), bytes("written while n1 was away"), Record.NO_EXPIRY, 3);
     Record deleted = Record.tombstone(holder.clock().now(), 3);
     await(holder.hints().add(N1, key("missed"), missed, now));
     await(holder.hints().add(N1, key("deleted"), deleted, now));
