@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -211,16 +212,7 @@ final class ChangeDriver {
     if (!current(change)) {
       return CompletableFuture.completedFuture(null);
     }
-    return execution
-        .onIo(
-            () ->
-                membership.propose(
-                    s -> {
-                      if (!s.change().equals(Optional.of(change))) {
-                        throw new IllegalStateException("the change is no longer in progress");
-                      }
-                      return s.readsMoved();
-                    }))
+    return proposeStep(change, ClusterState::readsMoved)
         .thenApply(
             moved -> {
               log.info(
@@ -248,22 +240,30 @@ final class ChangeDriver {
       return CompletableFuture.completedFuture(null);
     }
     String streamed = streamer.summary();
-    return execution
-        .onIo(
-            () ->
-                membership.propose(
-                    s -> {
-                      if (!s.change().equals(Optional.of(change))) {
-                        throw new IllegalStateException("the change is no longer in progress");
-                      }
-                      return s.completed();
-                    }))
+    return proposeStep(change, ClusterState::completed)
         .thenAcceptAsync(
             done -> {
               log.info("{} complete: epoch {}; streamed {}", change, done.epoch(), streamed);
               files.deleteStartingWith("stream-" + change.epoch() + "-");
             },
             execution.worker());
+  }
+
+  /**
+   * Proposes the next {@code step} of {@code change} in a new epoch, on the io thread; fails if the
+   * change is no longer the one in progress.
+   */
+  private CompletableFuture<ClusterState> proposeStep(
+      ClusterState.Change change, UnaryOperator<ClusterState> step) {
+    return execution.onIo(
+        () ->
+            membership.propose(
+                s -> {
+                  if (!s.change().equals(Optional.of(change))) {
+                    throw new IllegalStateException("the change is no longer in progress");
+                  }
+                  return step.apply(s);
+                }));
   }
 
   /**
