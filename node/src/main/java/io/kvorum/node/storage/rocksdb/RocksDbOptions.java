@@ -6,11 +6,13 @@ import java.util.List;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Env;
 import org.rocksdb.LRUCache;
+import org.rocksdb.MutableColumnFamilyOptions;
 import org.rocksdb.Priority;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -35,6 +37,17 @@ final class RocksDbOptions implements AutoCloseable {
 
   private static final long MIB = 1 << 20;
 
+  /**
+   * The free space RocksDB waits for before it resumes after a full disk. At open it reserves the
+   * largest {@code write_buffer_size} of any family (db_impl_open.cc, ReserveDiskBuffer) and clears
+   * a hard "no space" error only once that much is free (sst_file_manager_impl.cc, ClearError,
+   * every 5 s). A volume holding data may never have a whole memtable free again, so the families
+   * open with memtables of at most this size, and take their own size right after ({@link #open}).
+   * Recovery flushes the memtables: with less free space than they hold it fails, and is tried
+   * again 5 s later (docs/decisions/writes-resume-with-a-few-mib-free.md).
+   */
+  static final long RESUME_RESERVE = 4 * MIB;
+
   private final List<RocksObject> owned = new ArrayList<>();
   final DBOptions db;
   final WriteOptions writes;
@@ -50,6 +63,9 @@ final class RocksDbOptions implements AutoCloseable {
 
   final LRUCache blockCache;
   final List<ColumnFamilyDescriptor> families;
+
+  /** Each family's memtable size once the database is open, in {@link #families}' order. */
+  private final List<Long> writeBufferSizes;
 
   /** Tracks the data files and refuses writes beyond {@link #maxDiskBytes} (0: no limit). */
   final SstFileManager files;
@@ -69,6 +85,7 @@ final class RocksDbOptions implements AutoCloseable {
       writes = own(new WriteOptions()).setSync(settings.sync().everyWrite());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       syncedWrites = own(new WriteOptions()).setSync(true);
+      writeBufferSizes = List.of(settings.writeBufferBytes(), 8 * MIB, 8 * MIB, 8 * MIB);
       families = families(settings);
       maxDiskBytes = settings.maxDiskBytes();
       files = own(new SstFileManager(Env.getDefault()));
@@ -115,8 +132,7 @@ final class RocksDbOptions implements AutoCloseable {
 
   private List<ColumnFamilyDescriptor> families(RocksDbSettings settings) {
     ColumnFamilyOptions small =
-        own(new ColumnFamilyOptions())
-            .setWriteBufferSize(8 * MIB)
+        atOpen(own(new ColumnFamilyOptions()), writeBufferSizes.get(1))
             .setCompressionType(CompressionType.LZ4_COMPRESSION);
     return List.of(
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, records(settings)),
@@ -126,9 +142,8 @@ final class RocksDbOptions implements AutoCloseable {
   }
 
   private ColumnFamilyOptions records(RocksDbSettings settings) {
-    return own(new ColumnFamilyOptions())
+    return atOpen(own(new ColumnFamilyOptions()), settings.writeBufferBytes())
         .setMergeOperatorName(MAX_MERGE)
-        .setWriteBufferSize(settings.writeBufferBytes())
         // Every get of a blindly written key reads every memtable (a merge operand never ends
         // the search as a put would): a whole-key bloom filter skips those without the key.
         .setMemtablePrefixBloomSizeRatio(0.02)
@@ -146,6 +161,42 @@ final class RocksDbOptions implements AutoCloseable {
                 .setFilterPolicy(own(new BloomFilter(10)))
                 .setCacheIndexAndFilterBlocks(true)
                 .setPinL0FilterAndIndexBlocksInCache(true));
+  }
+
+  /**
+   * {@code family} with a memtable of at most {@link #RESUME_RESERVE} while the database opens, and
+   * the arena blocks RocksDB derives from {@code writeBufferBytes} (an eighth, at most 1 MiB).
+   */
+  private static ColumnFamilyOptions atOpen(ColumnFamilyOptions family, long writeBufferBytes) {
+    return family
+        .setWriteBufferSize(Math.min(writeBufferBytes, RESUME_RESERVE))
+        .setArenaBlockSize(Math.min(MIB, writeBufferBytes / 8));
+  }
+
+  /**
+   * Opens the database in {@code directory} with these options, its families' handles added to
+   * {@code handles}, and gives each family its memtable size (opened with at most {@link
+   * #RESUME_RESERVE}).
+   *
+   * @throws RocksDBException if it cannot be opened (then nothing is left open but these options)
+   */
+  RocksDB open(String directory, List<ColumnFamilyHandle> handles) throws RocksDBException {
+    RocksDB db = RocksDB.open(this.db, directory, families, handles);
+    try {
+      for (int i = 0; i < handles.size(); i++) {
+        db.setOptions(
+            handles.get(i),
+            MutableColumnFamilyOptions.builder()
+                .setWriteBufferSize(writeBufferSizes.get(i))
+                .build());
+      }
+      return db;
+    } catch (RocksDBException | RuntimeException e) {
+      handles.forEach(ColumnFamilyHandle::close);
+      handles.clear();
+      db.close();
+      throw e;
+    }
   }
 
   private <T extends RocksObject> T own(T resource) {

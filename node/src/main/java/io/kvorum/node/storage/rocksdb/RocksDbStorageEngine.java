@@ -124,7 +124,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     RocksDB db;
     try {
-      db = RocksDB.open(options.db, directory.toString(), options.families, handles);
+      db = options.open(directory.toString(), handles);
     } catch (RocksDBException e) {
       options.close();
       throw RocksDbFailures.of("open " + directory, null, e);
