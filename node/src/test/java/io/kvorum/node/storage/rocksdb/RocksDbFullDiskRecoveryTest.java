@@ -26,9 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A full disk on a small file system this test mounts (a 64 MiB tmpfs, so it needs root: skipped
  * with the reason elsewhere, failed when {@code CI=true}). Once space comes back, but less than a
- * whole memtable's worth, the engine takes writes again by itself: RocksDB resumes after a hard
- * "no space" error only once the free space reaches the disk buffer it reserved at open, the
- * largest {@code write_buffer_size} of any column family then (db_impl_open.cc, ReserveDiskBuffer;
+ * whole memtable's worth, the engine takes writes again by itself: RocksDB resumes after a hard "no
+ * space" error only once the free space reaches the disk buffer it reserved at open, the largest
+ * {@code write_buffer_size} of any column family then (db_impl_open.cc, ReserveDiskBuffer;
  * sst_file_manager_impl.cc, ClearError), which a small volume holding data may never have again.
  */
 class RocksDbFullDiskRecoveryTest {
