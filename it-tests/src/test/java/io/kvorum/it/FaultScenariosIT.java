@@ -16,7 +16,6 @@ import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -258,10 +257,6 @@ class FaultScenariosIT {
    * node-2's readiness go on, and its log says so once. Once space is freed it takes writes again
    * without a restart, gets its hints, and nothing acknowledged is lost.
    */
-  @Disabled(
-      "OPEN BUG, not a skip to keep: node-2 stays 507 ('Writer has previous error') for over a"
-          + " minute after its volume's filler is deleted (CI runs 2-4 of 2026-11-29, with 57 MiB"
-          + " free); DiskFullProcessIT, on a real process, heals. docs/testing.md says so.")
   @Test
   @Tag(SMALL_DISK)
   void aFullDiskOnOneNodeIs507ForWritesThatNeedItAndHealsOnceSpaceIsFreed() throws Exception {

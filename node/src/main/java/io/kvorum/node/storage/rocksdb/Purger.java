@@ -46,6 +46,7 @@ final class Purger {
   private final ColumnFamilyHandle paxos;
   private final ReadOptions pointReads;
   private final WriteOptions writes;
+  private final WriteOptions syncedWrites;
   private final StampedLock gate = new StampedLock();
 
   /**
@@ -53,13 +54,18 @@ final class Purger {
    *     records, deaths, hints, paxos
    */
   Purger(
-      RocksDB db, List<ColumnFamilyHandle> families, ReadOptions pointReads, WriteOptions writes) {
+      RocksDB db,
+      List<ColumnFamilyHandle> families,
+      ReadOptions pointReads,
+      WriteOptions writes,
+      WriteOptions syncedWrites) {
     this.db = db;
     this.records = families.get(0);
     this.deaths = families.get(1);
     this.paxos = families.get(3);
     this.pointReads = pointReads;
     this.writes = writes;
+    this.syncedWrites = syncedWrites;
   }
 
   /** The records of {@code group} and their entries in the index, as one batch. */
@@ -97,6 +103,20 @@ final class Purger {
       db.write(writes, batch);
     } finally {
       gate.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * Syncs the write-ahead log with a synced write of nothing ({@link WalSyncs}), under the
+   * exclusive side of the gate: a write at once, from an event loop, finds the gate taken and is
+   * queued instead of waiting behind the fsync in RocksDB's write thread.
+   */
+  void syncLog() throws RocksDBException {
+    long stamp = gate.writeLock();
+    try (WriteBatch nothing = new WriteBatch()) {
+      db.write(syncedWrites, nothing);
+    } finally {
+      gate.unlockWrite(stamp);
     }
   }
 

@@ -93,8 +93,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
-    this.purger = new Purger(db, handles, pointReads, options.writes);
-    this.wal = new WalSyncs(this, db);
+    this.purger = new Purger(db, handles, pointReads, options.writes, options.syncedWrites);
+    this.wal = new WalSyncs(this, db, purger);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.combiner =
         new WriteCombiner(

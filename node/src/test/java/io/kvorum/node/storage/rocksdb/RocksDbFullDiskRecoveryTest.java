@@ -7,6 +7,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.WalSync;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -123,6 +124,57 @@ class RocksDbFullDiskRecoveryTest {
     } finally {
       reopened.close();
     }
+  }
+
+  /**
+   * A node's defaults: the log synced every interval, 64 MiB memtables. A write refused for space
+   * in the log leaves the log's writer refusing everything after it; a sync of that writer through
+   * RocksDB's {@code SyncWAL} made the error fatal, and the node answered 507 until restarted
+   * (FaultScenariosIT's full volume, CI, three runs in four).
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void writesResumeThoughTheLogWasSyncedAfterAWriteToItWasRefused() throws Exception {
+    Path disk = mountSmallDisk(work.resolve("disk"));
+    executor = StorageThreads.bounded(2, 1000);
+    RocksDbSettings defaults =
+        new RocksDbSettings(WalSync.DEFAULT, 8 * MIB, 64 * MIB, 0, 1000, true, false, false);
+    RocksDbStorageEngine engine = RocksDbStorageEngine.open(disk.resolve("db"), defaults, executor);
+    try {
+      Path filler = disk.resolve("filler");
+      fill(filler, Long.MAX_VALUE);
+      StorageException refusal = null;
+      for (int i = 0; i < 100 && refusal == null; i++) {
+        refusal = put(engine, "large-" + i, 1 << 20);
+      }
+      assertThat(refusal).as("a write of 1 MiB refused on the full disk").isNotNull();
+      assertThat(refusal.kind()).isEqualTo(StorageException.Kind.NO_SPACE);
+      try {
+        engine.syncWal(); // what the node's sync thread does every interval
+      } catch (StorageException whileFull) {
+        assertThat(whileFull.kind()).isEqualTo(StorageException.Kind.NO_SPACE);
+      }
+
+      Files.delete(filler);
+      assertThat(awaitWrite(engine, "after")).as("a write within 30 s of the space freed").isNull();
+      assertThat(engine.syncWal()).as("the log synced again").isTrue();
+    } finally {
+      engine.close();
+    }
+  }
+
+  /**
+   * Null once a write of {@code key} was taken, tried every 250 ms for 30 s; else the last refusal.
+   */
+  private static StorageException awaitWrite(RocksDbStorageEngine engine, String key)
+      throws Exception {
+    long start = System.nanoTime();
+    StorageException last = put(engine, key, 1);
+    while (last != null && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30)) {
+      Thread.sleep(250);
+      last = put(engine, key, 1);
+    }
+    return last;
   }
 
   /** Null once {@code key} is written with a value of {@code bytes}, else why it was refused. */
