@@ -1,6 +1,7 @@
 package io.kvorum.it;
 
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.config.TestIntervals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -10,6 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.awaitility.Awaitility;
 import org.testcontainers.containers.Network;
 
@@ -19,8 +23,16 @@ import org.testcontainers.containers.Network;
  * cluster network.
  */
 final class DockerCluster implements ClusterClients, AutoCloseable {
-  /** The JVM options of every node. */
-  static final String JAVA_OPTS = "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED";
+  /**
+   * The JVM options of every node: a small heap, and hints replayed every second instead of the
+   * node's ten ({@code TestIntervals.HINT_REPLAY}, test only), so that a scenario waiting for a
+   * thawed or reconnected node's hints waits about a second for them, not up to ten.
+   */
+  static final String JAVA_OPTS =
+      "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED"
+          + " -D"
+          + TestIntervals.HINT_REPLAY
+          + "=1s";
 
   private final Network cluster = Network.newNetwork();
   private final Network access = Network.newNetwork();
@@ -50,18 +62,26 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
   }
 
   /**
-   * Starts {@code size} nodes, those of {@code smallDisks} with their data on a 64 MiB tmpfs, and
-   * waits until every one is ready.
+   * Starts {@code size} nodes at once (as a StatefulSet with {@code podManagementPolicy: Parallel}
+   * starts pods), those of {@code smallDisks} with their data on a 64 MiB tmpfs, and waits until
+   * every one is ready.
    */
   static DockerCluster start(int size, Map<String, String> extraEnv, Set<Integer> smallDisks) {
     DockerCluster cluster = new DockerCluster(size, extraEnv, smallDisks);
+    ExecutorService starting = Executors.newFixedThreadPool(size);
     try {
-      cluster.nodes.forEach(NodeContainer::create);
+      CompletableFuture.allOf(
+              cluster.nodes.stream()
+                  .map(node -> CompletableFuture.runAsync(node::create, starting))
+                  .toArray(CompletableFuture[]::new))
+          .join();
       cluster.nodes.forEach(NodeContainer::awaitReady);
       return cluster;
     } catch (RuntimeException e) {
       cluster.close();
       throw e;
+    } finally {
+      starting.shutdown();
     }
   }
 
