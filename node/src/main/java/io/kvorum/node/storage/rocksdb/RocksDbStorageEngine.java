@@ -87,14 +87,15 @@ public final class RocksDbStorageEngine implements StorageEngine {
       RocksDbOptions options,
       RocksDB db,
       List<ColumnFamilyHandle> handles,
-      RocksDbSettings settings) {
+      RocksDbSettings settings,
+      Path directory) {
     this.executor = executor;
     this.options = options;
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
     this.purger = new Purger(db, handles, pointReads, options.writes, options.syncedWrites);
-    this.wal = new WalSyncs(this, db, purger);
+    this.wal = new WalSyncs(this, db, purger, errors, directory);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.combiner =
         new WriteCombiner(
@@ -133,7 +134,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
       if (unmarked) {
         FormatMarker.write(directory);
       }
-      return new RocksDbStorageEngine(executor, options, db, handles, settings);
+      return new RocksDbStorageEngine(executor, options, db, handles, settings, directory);
     } catch (RuntimeException e) {
       handles.forEach(ColumnFamilyHandle::close);
       db.close();

@@ -25,6 +25,11 @@ final class WriterErrors {
         : failure;
   }
 
+  /** Whether a write was refused for space since the last one taken. */
+  boolean failedForSpace() {
+    return failedForSpace;
+  }
+
   /** A write succeeded: the writer is well again. */
   void written() {
     failedForSpace = false;

@@ -60,7 +60,7 @@ class RocksDbFullDiskRecoveryTest {
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void writesResumeOnceSpaceIsFreedThoughLessThanAMemtable() throws Exception {
-    Path disk = mountSmallDisk(work.resolve("disk"));
+    Path disk = mountSmallDisk(work.resolve("disk"), "64m");
     Path data = disk.resolve("db");
     executor = StorageThreads.bounded(2, 1000);
     RocksDbStorageEngine first = RocksDbStorageEngine.open(data, SETTINGS, executor);
@@ -135,7 +135,7 @@ class RocksDbFullDiskRecoveryTest {
   @Test
   @Timeout(value = 2, unit = TimeUnit.MINUTES)
   void writesResumeThoughTheLogWasSyncedAfterAWriteToItWasRefused() throws Exception {
-    Path disk = mountSmallDisk(work.resolve("disk"));
+    Path disk = mountSmallDisk(work.resolve("disk"), "128m");
     executor = StorageThreads.bounded(2, 1000);
     RocksDbSettings defaults =
         new RocksDbSettings(WalSync.DEFAULT, 8 * MIB, 64 * MIB, 0, 1000, true, false, false);
@@ -149,13 +149,10 @@ class RocksDbFullDiskRecoveryTest {
       }
       assertThat(refusal).as("a write of 1 MiB refused on the full disk").isNotNull();
       assertThat(refusal.kind()).isEqualTo(StorageException.Kind.NO_SPACE);
-      try {
-        engine.syncWal(); // what the node's sync thread does every interval
-      } catch (StorageException whileFull) {
-        assertThat(whileFull.kind()).isEqualTo(StorageException.Kind.NO_SPACE);
-      }
+      syncRefusedForSpace(engine); // what the node's sync thread does every interval
 
       Files.delete(filler);
+      syncRefusedForSpace(engine);
       assertThat(awaitWrite(engine, "after")).as("a write within 30 s of the space freed").isNull();
       assertThat(engine.syncWal()).as("the log synced again").isTrue();
     } finally {
@@ -163,8 +160,18 @@ class RocksDbFullDiskRecoveryTest {
     }
   }
 
+  /** A sync while the log's writer may be in error: made, or refused as the full disk. */
+  private static void syncRefusedForSpace(RocksDbStorageEngine engine) {
+    try {
+      engine.syncWal();
+    } catch (StorageException refused) {
+      assertThat(refused.kind()).as(refused.getMessage()).isEqualTo(StorageException.Kind.NO_SPACE);
+    }
+  }
+
   /**
-   * Null once a write of {@code key} was taken, tried every 250 ms for 30 s; else the last refusal.
+   * Null once a write of {@code key} was taken, tried every 250 ms for 30 s with a sync between
+   * tries, as the node's sync thread makes; else the last refusal.
    */
   private static StorageException awaitWrite(RocksDbStorageEngine engine, String key)
       throws Exception {
@@ -172,6 +179,7 @@ class RocksDbFullDiskRecoveryTest {
     StorageException last = put(engine, key, 1);
     while (last != null && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30)) {
       Thread.sleep(250);
+      syncRefusedForSpace(engine);
       last = put(engine, key, 1);
     }
     return last;
@@ -215,12 +223,12 @@ class RocksDbFullDiskRecoveryTest {
     }
   }
 
-  private Path mountSmallDisk(Path dir) throws Exception {
+  private Path mountSmallDisk(Path dir, String size) throws Exception {
     Files.createDirectories(dir);
     String reason;
     try {
       Process mount =
-          new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", dir.toString())
+          new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString())
               .redirectErrorStream(true)
               .start();
       String output = new String(mount.getInputStream().readAllBytes(), UTF_8).strip();
@@ -228,7 +236,7 @@ class RocksDbFullDiskRecoveryTest {
         mounted = dir;
         return dir;
       }
-      reason = "cannot mount a 64 MiB tmpfs (it needs root): " + output;
+      reason = "cannot mount a tmpfs of " + size + " (it needs root): " + output;
     } catch (IOException e) {
       reason = "cannot run mount: " + e.getMessage();
     }
