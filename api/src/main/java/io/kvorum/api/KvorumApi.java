@@ -32,6 +32,9 @@ public final class KvorumApi {
   public static final String PARAM_TTL = "ttl";
   public static final String PARAM_START = "start";
   public static final String PARAM_END = "end";
+
+  /** At most this many entries of a range (the first ones from {@code start}). */
+  public static final String PARAM_LIMIT = "limit";
   public static final String PARAM_NODE = "node";
 
   /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */

@@ -316,6 +316,18 @@ public final class KvorumClient implements AutoCloseable {
    * NDJSON, reading as the caller iterates (memory stays flat). Close the reader when done with it.
    */
   public RangeReader range(byte[] start, byte[] end) {
+    return range(start, end, 0);
+  }
+
+  /**
+   * As {@link #range(byte[], byte[])}, at most {@code limit} entries (0: no limit): the first ones
+   * from {@code start}. The next page starts at the last entry's {@link RangeEntry#nextStart()}; a
+   * page shorter than {@code limit} is the last.
+   */
+  public RangeReader range(byte[] start, byte[] end, int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit must not be negative, got " + limit);
+    }
     StringBuilder target =
         new StringBuilder(KvorumApi.PATH_ENTITIES)
             .append('?')
@@ -324,6 +336,9 @@ public final class KvorumClient implements AutoCloseable {
             .append(Urls.encode(start));
     if (end != null) {
       target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
+    }
+    if (limit > 0) {
+      target.append('&').append(KvorumApi.PARAM_LIMIT).append('=').append(limit);
     }
     return RangeReader.open(http, endpoints, settings, target.toString());
   }

@@ -9,6 +9,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.RecordBatch;
+import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -107,7 +109,13 @@ final class DataEndpoints {
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
-    new RangeStreamer(exchange, coordinator.range(range), RangeFormat.of(request)).start();
+    OptionalInt limit = parameters.limit(query);
+    ScanCursor entries = coordinator.range(range);
+    new RangeStreamer(
+            exchange,
+            limit.isPresent() ? entries.limit(limit.getAsInt()) : entries,
+            RangeFormat.of(request))
+        .start();
   }
 
   /**

@@ -7,6 +7,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Quorum;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -111,6 +112,17 @@ final class RequestParameters {
           "parameter '" + ackName + "': ack (" + ack + ") must not exceed from (" + from + ")");
     }
     return new Quorum(ack, from);
+  }
+
+  /**
+   * The {@code limit} of a range: a positive integer (at most 999,999,999); empty when absent. A
+   * limit of 0 is refused, as Cassandra refuses {@code LIMIT 0}: it asks for nothing.
+   */
+  OptionalInt limit(QueryParameters query) {
+    Optional<String> text = query.text(KvorumApi.PARAM_LIMIT);
+    return text.isEmpty()
+        ? OptionalInt.empty()
+        : OptionalInt.of(positive(text.get(), KvorumApi.PARAM_LIMIT, "limit"));
   }
 
   /** The {@code ttl} parameter; {@link Duration#ZERO} when absent. */
