@@ -16,6 +16,15 @@ public final class KvorumApi {
   public static final String PATH_REPAIR = "/v0/repair";
   public static final String PATH_SNAPSHOTS = "/v0/snapshots";
 
+  /** Many gets, puts and deletes in one request (SPEC §2). */
+  public static final String PATH_BATCH = "/v0/batch";
+
+  /** The most items a batch may hold (413 beyond). */
+  public static final int BATCH_MAX_ITEMS = 100;
+
+  /** The largest body a batch may have (413 beyond). */
+  public static final int BATCH_MAX_BYTES = 16 << 20;
+
   /** Where {@code kvorum-node load} posts batches of records that keep their versions. */
   public static final String PATH_LOAD = "/v0/load";
 
@@ -35,6 +44,7 @@ public final class KvorumApi {
 
   /** At most this many entries of a range (the first ones from {@code start}). */
   public static final String PARAM_LIMIT = "limit";
+
   public static final String PARAM_NODE = "node";
 
   /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */

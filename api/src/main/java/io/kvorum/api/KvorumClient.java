@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -49,6 +50,9 @@ import java.util.function.Function;
  * value with its tag, and {@link #putIfMatch}, {@link #putIfAbsent} and {@link #deleteIfMatch}
  * write only if the key is still at that version (a linearizable compare-and-set per key), which
  * {@link #compareAndSet} retries for a read-modify-write.
+ *
+ * <p>{@link #getAll}, {@link #putAll}, {@link #deleteAll} and {@link #batch} send many keys in one
+ * request each hundred ({@code POST /v0/batch}), with one result per key.
  *
  * <p>{@link #admin()} asks the first seed what operators ask of a node: its cluster view and
  * readiness, a decommission or a removal, a repair, its snapshots, the load of versioned records.
@@ -307,6 +311,78 @@ public final class KvorumClient implements AutoCloseable {
       }
       pause(attempt);
     }
+  }
+
+  // ---- batches --------------------------------------------------------------------------------
+
+  /**
+   * Runs {@code items} (unconditional gets, puts and deletes, each key at most once) with {@code
+   * POST /v0/batch}: in requests of at most 100 items and about 12 MiB, sent one after another; one
+   * result per item, in their order, each what that item alone would have answered. Not atomic:
+   * each item succeeds or fails on its own, and a failed item ({@link BatchItemResult#failure()})
+   * is not retried; whether a retry is worth it is its exception's. A request that fails as a whole
+   * (refused, or no node answered) fails the call, though earlier requests may have run.
+   */
+  public CompletableFuture<List<BatchItemResult>> batchAsync(
+      List<BatchItem> items, Consistency consistency) {
+    String target = KvorumApi.PATH_BATCH + consistency.query().replaceFirst("^&", "?");
+    CompletableFuture<List<BatchItemResult>> all =
+        CompletableFuture.completedFuture(new ArrayList<>(items.size()));
+    for (List<BatchItem> request : Batches.split(items)) {
+      all =
+          all.thenCompose(
+              done ->
+                  call(
+                          "POST",
+                          target,
+                          Batches.body(request),
+                          RetryingSender.Repeat.SAFE,
+                          "Content-Type",
+                          KvorumApi.JSON)
+                      .thenApply(
+                          response -> {
+                            done.addAll(Batches.results(request, expect(response, 200).body()));
+                            return done;
+                          }));
+    }
+    return all;
+  }
+
+  public List<BatchItemResult> batch(List<BatchItem> items, Consistency consistency) {
+    return join(batchAsync(items, consistency));
+  }
+
+  /** Reads {@code keys} in batches; one result per key, in order (see {@link #batchAsync}). */
+  public List<BatchItemResult> getAll(List<String> keys, Consistency consistency) {
+    return batch(keys.stream().map(BatchItem::get).toList(), consistency);
+  }
+
+  public List<BatchItemResult> getAll(List<String> keys) {
+    return getAll(keys, Consistency.DEFAULT);
+  }
+
+  /**
+   * Stores {@code values} (in their map's iteration order) in batches, each living {@code ttl}
+   * (null for ever); one result per key, in order (see {@link #batchAsync}).
+   */
+  public List<BatchItemResult> putAll(
+      Map<String, byte[]> values, Consistency consistency, Duration ttl) {
+    List<BatchItem> items = new ArrayList<>(values.size());
+    values.forEach((key, value) -> items.add(BatchItem.put(key, value, ttl)));
+    return batch(items, consistency);
+  }
+
+  public List<BatchItemResult> putAll(Map<String, byte[]> values) {
+    return putAll(values, Consistency.DEFAULT, null);
+  }
+
+  /** Deletes {@code keys} in batches; one result per key, in order (see {@link #batchAsync}). */
+  public List<BatchItemResult> deleteAll(List<String> keys, Consistency consistency) {
+    return batch(keys.stream().map(BatchItem::delete).toList(), consistency);
+  }
+
+  public List<BatchItemResult> deleteAll(List<String> keys) {
+    return deleteAll(keys, Consistency.DEFAULT);
   }
 
   // ---- ranges ---------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ final class LimitedCursor implements ScanCursor {
         .next(asked, maxBytes)
         .thenApply(
             batch -> {
-              List<Entry> kept = batch.size() > remaining ? batch.subList(0, (int) remaining) : batch;
+              List<Entry> kept =
+                  batch.size() > remaining ? batch.subList(0, (int) remaining) : batch;
               remaining -= kept.size();
               if (remaining == 0) {
                 source.close();

@@ -29,10 +29,11 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The data endpoints: {@code /v0/entity} and {@code /v0/entities}, served by the {@link
- * Coordinator} once the node is ready. Runs on the event loop; the coordinator's futures are
+ * The data endpoints: {@code /v0/entity}, {@code /v0/entities} and {@code /v0/batch}, served by the
+ * {@link Coordinator} once the node is ready. Runs on the event loop; the coordinator's futures are
  * answered on the connection's loop: at once when they complete on it, else as a task queued to it
  * (or always as a task, without inline replies).
  */
@@ -43,6 +44,7 @@ final class DataEndpoints {
   private final BooleanSupplier draining;
   private final HttpMetrics metrics;
   private final boolean inlineReplies;
+  private final BatchEndpoint batches;
 
   DataEndpoints(
       Coordinator coordinator,
@@ -57,13 +59,24 @@ final class DataEndpoints {
     this.draining = draining;
     this.metrics = metrics;
     this.inlineReplies = inlineReplies;
+    this.batches = new BatchEndpoint(coordinator, parameters);
   }
 
-  /** Serves a data route; must copy what it needs, the caller releases the request after. */
-  void handle(Route route, FullHttpRequest request, Exchange exchange) {
+  /**
+   * Serves a data route; must copy what it needs, the caller releases the request after.
+   *
+   * @param writeRefusal the answer to a request that writes when its token may not (a batch asks
+   *     once it knows whether it writes), or null when it may
+   */
+  void handle(
+      Route route,
+      FullHttpRequest request,
+      Exchange exchange,
+      Supplier<FullHttpResponse> writeRefusal) {
     switch (route) {
       case ENTITY -> entity(request, exchange);
       case ENTITIES -> range(request, exchange);
+      case BATCH -> batch(request, exchange, writeRefusal);
       case LOAD -> load(request, exchange);
       default -> throw new IllegalArgumentException("not a data route: " + route);
     }
@@ -116,6 +129,15 @@ final class DataEndpoints {
             limit.isPresent() ? entries.limit(limit.getAsInt()) : entries,
             RangeFormat.of(request))
         .start();
+  }
+
+  /** A client's batch of gets, puts and deletes ({@link BatchEndpoint}). */
+  private void batch(
+      FullHttpRequest request, Exchange exchange, Supplier<FullHttpResponse> writeRefusal) {
+    refuseUnlessServing();
+    QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
+    Quorum quorum = parameters.quorum(query, coordinator.defaultFrom(), coordinator.clusterSize());
+    reply(exchange, batches.handle(request, quorum, writeRefusal), response -> response);
   }
 
   /**

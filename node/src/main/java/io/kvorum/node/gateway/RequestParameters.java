@@ -42,7 +42,8 @@ final class RequestParameters {
     return query.bytes(name).filter(b -> b.length > 0).map(b -> checkedKey(b, name));
   }
 
-  private Key checkedKey(byte[] bytes, String name) {
+  /** A key given as {@code bytes} under {@code name}: not empty, within the key size limit. */
+  Key checkedKey(byte[] bytes, String name) {
     if (bytes.length == 0) {
       throw new InvalidRequestException(name, "parameter '" + name + "' must not be empty");
     }
@@ -128,22 +129,29 @@ final class RequestParameters {
   /** The {@code ttl} parameter; {@link Duration#ZERO} when absent. */
   Duration ttl(QueryParameters query) {
     Optional<String> text = query.text(KvorumApi.PARAM_TTL);
-    if (text.isEmpty()) {
-      return Duration.ZERO;
-    }
+    return text.isEmpty() ? Duration.ZERO : ttl(text.get(), KvorumApi.PARAM_TTL);
+  }
+
+  /**
+   * A time to live, {@code 500ms}, {@code 30s}, … or a bare number of seconds, positive and at most
+   * {@link KvorumApi#MAX_TTL}; refused naming {@code parameter}.
+   */
+  static Duration ttl(String text, String parameter) {
     Duration ttl;
     try {
-      ttl = DurationFormat.parse(text.get());
+      ttl = DurationFormat.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl': " + e.getMessage());
+      throw new InvalidRequestException(
+          parameter, "parameter '" + parameter + "': " + e.getMessage());
     }
     if (ttl.isZero()) {
-      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl' must be positive");
+      throw new InvalidRequestException(
+          parameter, "parameter '" + parameter + "' must be positive");
     }
     if (ttl.compareTo(KvorumApi.MAX_TTL) > 0) {
       throw new InvalidRequestException(
-          KvorumApi.PARAM_TTL,
-          "parameter 'ttl' may be at most " + KvorumApi.MAX_TTL.toDays() + "d");
+          parameter,
+          "parameter '" + parameter + "' may be at most " + KvorumApi.MAX_TTL.toDays() + "d");
     }
     return ttl;
   }

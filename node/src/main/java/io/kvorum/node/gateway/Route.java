@@ -11,6 +11,8 @@ import java.util.stream.Collectors;
 enum Route {
   ENTITY(KvorumApi.PATH_ENTITY, HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE),
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
+  /** Many gets, puts and deletes in one request. */
+  BATCH(KvorumApi.PATH_BATCH, HttpMethod.POST),
   /** Batches of records that keep their versions, from {@code kvorum-node load}. */
   LOAD(KvorumApi.PATH_LOAD, HttpMethod.POST),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
@@ -60,7 +62,7 @@ enum Route {
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */
   boolean isData() {
-    return this == ENTITY || this == ENTITIES || this == LOAD;
+    return this == ENTITY || this == ENTITIES || this == BATCH || this == LOAD;
   }
 
   boolean allows(HttpMethod method) {
