@@ -93,6 +93,20 @@ class OpenApiConformanceTest {
    * --auth-tokens}.
    */
   private int guarded(String authorization, String method, String target) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(guardedNode().address())) {
+      raw.write(
+          method
+              + " "
+              + target
+              + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+              + "\r\n");
+      return raw.readResponse().status();
+    }
+  }
+
+  /** A node of its own run with {@code --auth-tokens}, started on first use. */
+  private TestNode guardedNode() throws Exception {
     if (guardedNode == null) {
       Path tokens =
           Files.writeString(
@@ -103,16 +117,7 @@ class OpenApiConformanceTest {
               TestConfig.in(dataDir.resolve("guarded")).authTokens(tokens).build(),
               FaultyStorageEngine.inMemory(engine -> {}));
     }
-    try (RawHttpConnection raw = new RawHttpConnection(guardedNode.address())) {
-      raw.write(
-          method
-              + " "
-              + target
-              + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
-              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
-              + "\r\n");
-      return raw.readResponse().status();
-    }
+    return guardedNode;
   }
 
   private Map<String, Recipe> recipes() {
@@ -180,7 +185,37 @@ class OpenApiConformanceTest {
         () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REMOVE + "?node=n2"));
     snapshotRecipes(r);
     loadRecipes(r);
+    batchRecipes(r);
     return r;
+  }
+
+  private void batchRecipes(Map<String, Recipe> r) {
+    String gets = "{\"items\": [{\"op\": \"get\", \"id\": \"k\"}]}";
+    String puts = "{\"items\": [{\"op\": \"put\", \"id\": \"k\", \"value\": \"\"}]}";
+    String big =
+        "{\"items\": [{\"op\": \"put\", \"id\": \"k\", \"value\": \"" + "A".repeat(1100) + "\"}]}";
+    r.put("POST /v0/batch 200", () -> postBatch(node, null, gets));
+    r.put("POST /v0/batch 400", () -> postBatch(node, null, "{\"items\": 1}"));
+    r.put("POST /v0/batch 413", () -> postBatch(node, null, big));
+    r.put("POST /v0/batch 503", () -> whileDraining("POST", KvorumApi.PATH_BATCH));
+    r.put("POST /v0/batch 401", () -> guarded(null, "POST", KvorumApi.PATH_BATCH));
+    r.put("POST /v0/batch 403", () -> postBatch(guardedNode(), READ_TOKEN, puts));
+  }
+
+  private int postBatch(TestNode to, String authorization, String body) throws Exception {
+    byte[] bytes = body.getBytes(UTF_8);
+    try (RawHttpConnection raw = new RawHttpConnection(to.address())) {
+      raw.write(
+          "POST "
+              + KvorumApi.PATH_BATCH
+              + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+              + bytes.length
+              + "\r\n"
+              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+              + "\r\n");
+      raw.write(bytes);
+      return raw.readResponse().status();
+    }
   }
 
   private void loadRecipes(Map<String, Recipe> r) {
@@ -478,6 +513,10 @@ class OpenApiConformanceTest {
    * Uses a node of its own, since it stops it.
    */
   private int whileDraining(String target) throws Exception {
+    return whileDraining("GET", target);
+  }
+
+  private int whileDraining(String method, String target) throws Exception {
     FaultyStorageEngine[] slowStorage = new FaultyStorageEngine[1];
     TestNode draining =
         TestNode.start(
@@ -500,7 +539,7 @@ class OpenApiConformanceTest {
       int port = draining.port();
       Thread stopper = Thread.startVirtualThread(draining::stop);
       Awaitility.await().until(() -> refusesConnections(port));
-      int status = early.request("GET", target).status();
+      int status = early.request(method, target).status();
       assertThat(held.readResponse().status()).as("the request in flight finishes").isEqualTo(404);
       stopper.join();
       return status;
