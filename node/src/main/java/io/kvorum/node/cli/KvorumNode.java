@@ -6,6 +6,7 @@ import io.kvorum.node.cli.admin.RepairCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.data.BatchCommand;
 import io.kvorum.node.cli.data.DeleteCommand;
 import io.kvorum.node.cli.data.GetCommand;
 import io.kvorum.node.cli.data.PutCommand;
@@ -51,7 +52,8 @@ import sun.misc.Signal;
       GetCommand.class,
       PutCommand.class,
       DeleteCommand.class,
-      ScanCommand.class
+      ScanCommand.class,
+      BatchCommand.class
     },
     description = {
       "",
