@@ -301,5 +301,17 @@ final class Simulation {
     boolean passed() {
       return violations.isEmpty();
     }
+
+    /**
+     * The run in a line: its events, their hash, and the hash of what every node held of every key
+     * at the end; equal for two runs of one seed.
+     */
+    String fingerprint() {
+      return events
+          + " events, trace "
+          + Long.toHexString(traceHash)
+          + ", end state "
+          + Integer.toHexString(recording.end().toString().hashCode());
+    }
   }
 }
