@@ -72,6 +72,7 @@ class ChecksTest {
             "ReadYourQuorum",
             "Convergence",
             "Linearizability",
+            "StrayProposals",
             "OneVersionPerValue",
             "Deadlines");
   }

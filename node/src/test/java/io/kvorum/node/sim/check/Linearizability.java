@@ -127,7 +127,7 @@ public final class Linearizability implements Checker {
     return violations;
   }
 
-  private static boolean conditionalOnly(List<ClientOp> ops, List<AppliedRecord> records) {
+  static boolean conditionalOnly(List<ClientOp> ops, List<AppliedRecord> records) {
     boolean conditional = false;
     for (ClientOp op : ops) {
       if (op.kind().isWrite() && !op.kind().isConditional() && op.outcome() != Outcome.REFUSED) {
