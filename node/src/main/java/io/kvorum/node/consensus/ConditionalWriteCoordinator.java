@@ -145,6 +145,7 @@ public final class ConditionalWriteCoordinator {
     private final Map<NodeId, String> failed = new LinkedHashMap<>();
     private final CompletableFuture<Record> result = new CompletableFuture<>();
     private int attempt;
+    private int contended;
 
     /** The acceptors of the current round. */
     private Owners.Participants participants;
@@ -183,7 +184,14 @@ public final class ConditionalWriteCoordinator {
         List<NodeId> asked = participants == null ? List.of() : participants.all();
         List<NodeId> silent = asked.stream().filter(n -> !failed.containsKey(n)).toList();
         int required = participants == null ? 0 : participants.required();
-        timeout = new NotEnoughReplicasException(required, 0, failed, silent);
+        Map<NodeId, String> why = new LinkedHashMap<>(failed);
+        if (why.isEmpty() && contended > 0) {
+          why.put(
+              paxos.self(),
+              contended + " rounds lost to other proposers' ballots before the request timeout");
+          silent = List.of();
+        }
+        timeout = new NotEnoughReplicasException(required, 0, why, silent);
       }
       result.completeExceptionally(timeout);
     }
@@ -291,8 +299,11 @@ public final class ConditionalWriteCoordinator {
                                     .current()
                                     .filter(r -> r.isLive(clock.wallMillis()))
                                     .map(Record::version))));
-        case Outcome.Contended contended -> {
-          clock.observe(contended.above());
+        case Outcome.Contended lost -> {
+          synchronized (this) {
+            contended++;
+          }
+          clock.observe(lost.above());
           metrics.retried(true);
           retry(round);
         }
