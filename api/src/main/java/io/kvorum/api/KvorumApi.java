@@ -47,6 +47,14 @@ public final class KvorumApi {
 
   public static final String PARAM_NODE = "node";
 
+  /**
+   * A GET's consistency: {@link #CONSISTENCY_LINEARIZABLE} reads through the key's Paxos acceptors
+   * (SPEC §10); absent, a quorum read.
+   */
+  public static final String PARAM_CONSISTENCY = "consistency";
+
+  public static final String CONSISTENCY_LINEARIZABLE = "linearizable";
+
   /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */
   public static final String AUTHORIZATION = "Authorization";
 

@@ -156,8 +156,26 @@ public final class KvorumClient implements AutoCloseable {
 
   public CompletableFuture<Optional<Versioned>> getVersionedAsync(
       byte[] key, Consistency consistency) {
-    return read(key, consistency)
+    return read(key, consistency, "")
         .thenApply(found -> found.map(response -> new Versioned(response.body(), etag(response))));
+  }
+
+  /**
+   * The value of {@code key} with its entity tag, read linearizably ({@code
+   * consistency=linearizable}, SPEC §10, as Cassandra's {@code SERIAL}): through the key's Paxos
+   * acceptors, finishing any conditional write in progress first, so it is never older than a
+   * conditional write already acknowledged. Costs a Paxos round; a plain read is cheaper.
+   */
+  public CompletableFuture<Optional<Versioned>> getLinearizableAsync(byte[] key) {
+    String linearizable =
+        "&" + KvorumApi.PARAM_CONSISTENCY + "=" + KvorumApi.CONSISTENCY_LINEARIZABLE;
+    return read(key, Consistency.DEFAULT, linearizable)
+        .thenApply(found -> found.map(response -> new Versioned(response.body(), etag(response))));
+  }
+
+  /** As {@link #getLinearizableAsync}, waiting for the answer. */
+  public Optional<Versioned> getLinearizable(byte[] key) {
+    return join(getLinearizableAsync(key));
   }
 
   /**
@@ -165,13 +183,13 @@ public final class KvorumClient implements AutoCloseable {
    * which only {@link #getVersionedAsync} needs.
    */
   public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, Consistency consistency) {
-    return read(key, consistency).thenApply(found -> found.map(HttpResponse::body));
+    return read(key, consistency, "").thenApply(found -> found.map(HttpResponse::body));
   }
 
   /** The node's 200 answer to a GET of {@code key}, or empty on a 404. */
   private CompletableFuture<Optional<HttpResponse<byte[]>>> read(
-      byte[] key, Consistency consistency) {
-    return call("GET", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+      byte[] key, Consistency consistency, String extra) {
+    return call("GET", entity(key, consistency, extra), null, RetryingSender.Repeat.SAFE)
         .thenApply(
             response ->
                 response.statusCode() == 404

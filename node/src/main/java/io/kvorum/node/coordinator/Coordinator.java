@@ -122,6 +122,23 @@ public final class Coordinator {
   }
 
   /**
+   * As {@link #get}, linearizably (SPEC §10, as Cassandra's {@code SERIAL}): read through the key's
+   * Paxos acceptors, finishing any conditional write in progress on the key first, so it never
+   * returns a value older than a conditional write already acknowledged. A Paxos round versions its
+   * ballot with this node's clock, so it is refused as a write is when the clock may not.
+   *
+   * @param quorum the request's {@code ack} and {@code from}, for a value it finishes: committed as
+   *     the conditional write it finishes would be
+   */
+  public CompletableFuture<Optional<Record>> getLinearizable(Key key, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
+    return conditionalWrites.read(key, quorum);
+  }
+
+  /**
    * Stores {@code value} under {@code key}.
    *
    * @param ttl how long the value lives; {@link Duration#ZERO} for ever

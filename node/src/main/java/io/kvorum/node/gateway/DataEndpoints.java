@@ -91,7 +91,9 @@ final class DataEndpoints {
     if (method.equals(HttpMethod.GET)) {
       reply(
           exchange,
-          coordinator.get(key, quorum),
+          parameters.linearizable(query)
+              ? coordinator.getLinearizable(key, quorum)
+              : coordinator.get(key, quorum),
           record ->
               record
                   .map(r -> EntityTags.tagged(octets(r.value()), r.version()))

@@ -62,6 +62,29 @@ final class RequestParameters {
   }
 
   /**
+   * Whether a GET asks to read linearizably ({@code consistency=linearizable}, SPEC §10); absent, a
+   * quorum read. Any other value is refused (400) rather than read with a weaker consistency than
+   * the client meant.
+   */
+  boolean linearizable(QueryParameters query) {
+    Optional<String> asked = query.text(KvorumApi.PARAM_CONSISTENCY);
+    if (asked.isEmpty()) {
+      return false;
+    }
+    if (!asked.get().equals(KvorumApi.CONSISTENCY_LINEARIZABLE)) {
+      throw new InvalidRequestException(
+          KvorumApi.PARAM_CONSISTENCY,
+          "parameter '"
+              + KvorumApi.PARAM_CONSISTENCY
+              + "' takes only '"
+              + KvorumApi.CONSISTENCY_LINEARIZABLE
+              + "' (omit it for a quorum read): "
+              + asked.get());
+    }
+    return true;
+  }
+
+  /**
    * {@code ack} of {@code from} replicas, from {@code ack}/{@code from} or the older {@code
    * replicas=A/F}. Defaults: {@code from} = cluster size, {@code ack} = majority of {@code from}.
    */

@@ -136,6 +136,9 @@ class OpenApiConformanceTest {
     r.put("PUT /v0/entity 503", () -> faulty(overloaded(), "PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 504", () -> slow("PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 507", () -> faulty(diskFull(), "PUT", "/v0/entity?id=k"));
+    r.put(
+        "GET /v0/entity 507",
+        () -> faulty(diskFull(), "GET", "/v0/entity?id=k&consistency=linearizable"));
     r.put("DELETE /v0/entity 202", () -> send("DELETE", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 400", () -> send("DELETE", "/v0/entity?id="));
     r.put("DELETE /v0/entity 412", () -> conditional("DELETE", "If-Match: \"1.0\""));

@@ -36,7 +36,7 @@ enum Scenario {
    * Deletes, short hint windows and a short tombstone grace, with nodes away for longer than both:
    * purges race anti-entropy.
    */
-  PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10), EnumSet.of(Fault.KILL, Fault.PARTITION));
+  PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10, 0), EnumSet.of(Fault.KILL, Fault.PARTITION));
 
   private final SimWorkload.Mix mix;
   private final Set<Fault> faults;

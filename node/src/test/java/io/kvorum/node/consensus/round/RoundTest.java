@@ -125,6 +125,33 @@ class RoundTest {
     assertThat(step).isEqualTo(new Round.Step.Done(new Outcome.Contended(Version.of(30, 0))));
   }
 
+  /**
+   * A linearizable read that finds a value accepted but not committed (a writer died between its
+   * accepts and its commit) finishes that round: proposes the value again, and once a quorum
+   * accepted it answers it; on a settled value it answers after the prepare alone.
+   */
+  @Test
+  void aLinearizableReadFinishesARoundInProgressBeforeItAnswers() {
+    Record pending = value(20);
+    Proposal accepted = new Proposal(ballot(20), Optional.of(pending), Optional.of(Version.ZERO));
+    Round read = new Round(ballot(40), ConditionalWrite.read(), 3, 2, 0, List.of());
+
+    read.onReply(A, new Reply.Promise(read.ballot(), Optional.of(accepted), Optional.empty()));
+    Round.Step step =
+        read.onReply(B, new Reply.Promise(read.ballot(), Optional.empty(), Optional.empty()));
+    assertThat(step)
+        .isEqualTo(
+            new Round.Step.SendAccept(
+                new Proposal(read.ballot(), Optional.of(pending), Optional.of(Version.ZERO))));
+    read.onReply(A, new Reply.Accepted(read.ballot()));
+    assertThat(read.onReply(B, new Reply.Accepted(read.ballot())))
+        .isEqualTo(new Round.Step.Done(new Outcome.Refused(Optional.of(pending))));
+
+    Round settled = new Round(ballot(50), ConditionalWrite.read(), 3, 2, 0, List.of());
+    assertThat(promisedBoth(settled, pending))
+        .isEqualTo(new Round.Step.Done(new Outcome.Refused(Optional.of(pending))));
+  }
+
   private static Round.Step promisedBoth(Round round, Record stored) {
     Optional<Record> held = Optional.ofNullable(stored);
     round.onReply(A, new Reply.Promise(round.ballot(), Optional.empty(), held));
