@@ -67,6 +67,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final ReadOptions memoryReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
 
   private final WriteCombiner combiner;
+  private final int maxQueuedWrites;
 
   /** Null when every put is queued (sync writes, or writes at once turned off). */
   private final AtOnceWrites atOnce;
@@ -97,6 +98,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     this.purger = new Purger(db, handles, pointReads, options.writes, options.syncedWrites);
     this.wal = new WalSyncs(this, db, purger, errors, directory);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
+    this.maxQueuedWrites = settings.maxQueuedWrites();
     this.combiner =
         new WriteCombiner(
             executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
@@ -294,7 +296,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   /** The column family in which the conditional writes' acceptors keep their states. */
   public RocksDbColumn paxos() {
-    return new RocksDbColumn(this, handles.get(3));
+    return new RocksDbColumn(this, handles.get(3), maxQueuedWrites);
   }
 
   /** The open database, for this package's checkpoints; calls on it go through {@link #guarded}. */
