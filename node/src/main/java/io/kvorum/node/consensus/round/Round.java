@@ -21,7 +21,10 @@ import java.util.Set;
  * the promises and the ordinary records the promising acceptors hold, so a plain write newer than
  * every conditional one is seen. If the condition holds, the round proposes the write, versioned at
  * its ballot; if not, it proposes the current value again unchanged, which finishes any round a
- * proposer left half done and makes the refusal linearizable.
+ * proposer left half done and makes the refusal linearizable. A current value already settled on a
+ * quorum (committed on every acceptor that answered the prepare, refusals included, nothing newer
+ * accepted) is refused at once, without accepts ({@link #observe}). A linearizable read is a round
+ * whose condition never holds ({@link Condition.Never}).
  *
  * <p>A write retried after an earlier round of it sent accepts and then lost to another proposer
  * names those earlier proposals: one of them may have been chosen since, finished by a later
