@@ -72,6 +72,7 @@ final class AdminEndpoints {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("id", node.id());
       view.put("address", node.address());
+      state.httpAddress(NodeId.of(node.id())).ifPresent(http -> view.put("httpAddress", http));
       state
           .node(NodeId.of(node.id()))
           .map(n -> n.member().zone())

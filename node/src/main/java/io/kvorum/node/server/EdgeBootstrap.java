@@ -48,7 +48,13 @@ public final class EdgeBootstrap {
               security.tls(),
               resources.registry()));
     } catch (UncheckedIOException e) {
-      throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
+      throw config
+          .grpcHost()
+          .map(host -> new ConfigException("--grpc-host", host, bindFailure(e)))
+          .orElseGet(
+              () ->
+                  new ConfigException(
+                      "--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e)));
     }
   }
 
@@ -96,6 +102,11 @@ public final class EdgeBootstrap {
     } catch (UncheckedIOException e) {
       throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
     }
+    // Its peers learn it by gossip: operator tools and clients reach every member by it.
+    String interNodeHost = config.topology().member(config.nodeId()).orElseThrow().host();
+    cluster
+        .membership()
+        .advertise(http.advertised(address.getPort(), interNodeHost), storage.clock().wallMillis());
     return new NodeEdge(coordinator, admin, gateway, address);
   }
 

@@ -206,6 +206,7 @@ public final class TestConfig {
         t,
         new NodeConfig.Http("127.0.0.1", 0, 2, Duration.ofMinutes(5)),
         t.member(id).orElseThrow().grpcPort(),
+        Optional.empty(),
         dataDir,
         requestTimeout,
         new NodeConfig.Limits(maxValueBytes, maxKeyBytes),
