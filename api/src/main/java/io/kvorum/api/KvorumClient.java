@@ -1,6 +1,7 @@
 package io.kvorum.api;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -96,7 +97,8 @@ public final class KvorumClient implements AutoCloseable {
     this.admin =
         new KvorumAdmin(
             new RetryingSender(http, firstSeed, limit, settings, timers, exchanges),
-            settings.deadline());
+            settings.deadline(),
+            this::stream);
     this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
@@ -459,6 +461,25 @@ public final class KvorumClient implements AutoCloseable {
           == 200;
     } catch (UncheckedIOException e) {
       return false;
+    }
+  }
+
+  /** A GET of {@code target} to the first seed, once, its body left to read. */
+  private HttpResponse<InputStream> stream(String target) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(settings.seeds().get(0).resolve(target))
+            .timeout(settings.attemptTimeout())
+            .GET();
+    if (settings.authorization() != null) {
+      request.header(KvorumApi.AUTHORIZATION, settings.authorization());
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new java.io.InterruptedIOException("interrupted"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(request.build().uri() + " failed: " + e, e);
     }
   }
 

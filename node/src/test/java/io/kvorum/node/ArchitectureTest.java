@@ -280,7 +280,8 @@ class ArchitectureTest {
                 NODE + ".cli.admin..",
                 NODE + ".cli.data..",
                 NODE + ".cli.client..",
-                NODE + ".cli.load..")
+                NODE + ".cli.load..",
+                NODE + ".cli.backup..")
             .should()
             .dependOnClassesThat()
             .belongToAnyOf(

@@ -5,6 +5,8 @@ import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.RepairCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
+import io.kvorum.node.cli.backup.BackupCommand;
+import io.kvorum.node.cli.backup.RestoreCommand;
 import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.cli.data.BatchCommand;
 import io.kvorum.node.cli.data.DeleteCommand;
@@ -47,6 +49,8 @@ import sun.misc.Signal;
       RepairCommand.class,
       SnapshotCommand.class,
       LoadCommand.class,
+      BackupCommand.class,
+      RestoreCommand.class,
       NodeZoneCommand.class,
       HealthCheckCommand.class,
       GetCommand.class,

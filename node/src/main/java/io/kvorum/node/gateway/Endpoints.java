@@ -49,7 +49,9 @@ final class Endpoints {
           request,
           exchange,
           () -> access == null ? null : access.refusal(request, Role.WRITE));
-    } else if (route == Route.SNAPSHOTS || route == Route.SNAPSHOT) {
+    } else if (route == Route.SNAPSHOTS
+        || route == Route.SNAPSHOT
+        || route == Route.SNAPSHOT_FILES) {
       snapshots.handle(route, request, exchange);
     } else if (route == Route.DECOMMISSION || route == Route.REMOVE) {
       admin.changeMembership(route, request, exchange);

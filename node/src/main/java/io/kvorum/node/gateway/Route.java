@@ -26,9 +26,15 @@ enum Route {
   SNAPSHOTS(KvorumApi.PATH_SNAPSHOTS, HttpMethod.GET, HttpMethod.POST),
   /** One snapshot, {@code /v0/snapshots/NAME}. */
   SNAPSHOT(null, HttpMethod.DELETE),
+  /**
+   * A snapshot's files, {@code /v0/snapshots/NAME/files} (listed with sizes and checksums) and
+   * {@code /v0/snapshots/NAME/files/FILE} (its bytes): what a backup copies off the node.
+   */
+  SNAPSHOT_FILES(null, HttpMethod.GET),
   UNKNOWN(null);
 
   private static final String SNAPSHOT_PREFIX = KvorumApi.PATH_SNAPSHOTS + "/";
+  private static final String FILES = "/files";
 
   private final String path;
   private final List<HttpMethod> methods;
@@ -45,9 +51,21 @@ enum Route {
         return route;
       }
     }
-    return path.startsWith(SNAPSHOT_PREFIX) && path.length() > SNAPSHOT_PREFIX.length()
-        ? SNAPSHOT
-        : UNKNOWN;
+    if (!path.startsWith(SNAPSHOT_PREFIX) || path.length() == SNAPSHOT_PREFIX.length()) {
+      return UNKNOWN;
+    }
+    String rest = path.substring(SNAPSHOT_PREFIX.length());
+    int slash = rest.indexOf('/');
+    return slash > 0 && rest.substring(slash).matches(FILES + "(/[^/]+)?")
+        ? SNAPSHOT_FILES
+        : SNAPSHOT;
+  }
+
+  /** The file a {@link #SNAPSHOT_FILES} request names; null when it asks for the list. */
+  static String snapshotFile(String uri) {
+    String rest = path(uri).substring(SNAPSHOT_PREFIX.length());
+    int files = rest.indexOf(FILES + "/");
+    return files < 0 ? null : rest.substring(files + FILES.length() + 1);
   }
 
   /** Whether {@code path} is {@code /v0/snapshots} or below. */
@@ -55,9 +73,11 @@ enum Route {
     return path.equals(KvorumApi.PATH_SNAPSHOTS) || path.startsWith(SNAPSHOT_PREFIX);
   }
 
-  /** The name of the snapshot a {@link #SNAPSHOT} request names. */
+  /** The name of the snapshot a {@link #SNAPSHOT} or {@link #SNAPSHOT_FILES} request names. */
   static String snapshotName(String uri) {
-    return path(uri).substring(SNAPSHOT_PREFIX.length());
+    String rest = path(uri).substring(SNAPSHOT_PREFIX.length());
+    int slash = rest.indexOf('/');
+    return slash > 0 && rest.substring(slash).startsWith(FILES) ? rest.substring(0, slash) : rest;
   }
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */

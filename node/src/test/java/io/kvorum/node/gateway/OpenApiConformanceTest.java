@@ -282,6 +282,32 @@ class OpenApiConformanceTest {
       r.put(
           method + " /v0/snapshots 403", () -> guarded(WRITE_TOKEN, method, snapshots + "?name=s"));
     }
+    String files = snapshots + "/listed/files";
+    r.put(
+        "GET /v0/snapshots/{name}/files 200",
+        () -> onRocksDb("POST", snapshots + "?name=listed") == 201 ? onRocksDb("GET", files) : -1);
+    r.put("GET /v0/snapshots/{name}/files 404", () -> onRocksDb("GET", snapshots + "/no/files"));
+    r.put(
+        "GET /v0/snapshots/{name}/files/{file} 200",
+        () ->
+            onRocksDb("POST", snapshots + "?name=read") == 201
+                ? onRocksDb("GET", snapshots + "/read/files/CURRENT")
+                : -1);
+    r.put(
+        "GET /v0/snapshots/{name}/files/{file} 400",
+        () ->
+            onRocksDb("POST", snapshots + "?name=nofile") == 201
+                ? onRocksDb("GET", snapshots + "/nofile/files/000999.sst")
+                : -1);
+    r.put(
+        "GET /v0/snapshots/{name}/files/{file} 404",
+        () -> onRocksDb("GET", snapshots + "/no/files/CURRENT"));
+    for (String path : List.of("/s/files", "/s/files/CURRENT")) {
+      String key = path.endsWith("files") ? "{name}/files" : "{name}/files/{file}";
+      r.put("GET /v0/snapshots/" + key + " 401", () -> guarded(null, "GET", snapshots + path));
+      r.put(
+          "GET /v0/snapshots/" + key + " 403", () -> guarded(WRITE_TOKEN, "GET", snapshots + path));
+    }
     r.put("DELETE /v0/snapshots/{name} 401", () -> guarded(null, "DELETE", snapshots + "/s"));
     r.put(
         "DELETE /v0/snapshots/{name} 403", () -> guarded(WRITE_TOKEN, "DELETE", snapshots + "/s"));
@@ -420,7 +446,11 @@ class OpenApiConformanceTest {
         HttpResponse<Void> response =
             http.send(
                 HttpRequest.newBuilder(
-                        URI.create(node.url(path.getKey().replace("{name}", "a-name"))))
+                        URI.create(
+                            node.url(
+                                path.getKey()
+                                    .replace("{name}", "a-name")
+                                    .replace("{file}", "CURRENT"))))
                     .method(method, HttpRequest.BodyPublishers.noBody())
                     .build(),
                 HttpResponse.BodyHandlers.discarding());

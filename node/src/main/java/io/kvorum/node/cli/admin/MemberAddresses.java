@@ -25,7 +25,7 @@ public final class MemberAddresses {
   Map<String, String> given = new LinkedHashMap<>();
 
   /** Each member of a {@code GET /v0/cluster} answer as {@code {id, base URL}}, in its order. */
-  List<String[]> of(JsonNode cluster, NodeAddress node) {
+  public List<String[]> of(JsonNode cluster, NodeAddress node) {
     List<String[]> members = new ArrayList<>();
     for (JsonNode member : cluster.path("nodes")) {
       members.add(new String[] {member.path("id").asText(), baseUrl(member, node)});
