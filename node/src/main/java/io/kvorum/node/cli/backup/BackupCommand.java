@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code kvorum-node backup --to s3://BUCKET/PREFIX}: a snapshot on every member, then each
  * member's snapshot copied to object storage by this command (docs/decisions/
- * backups-are-uploaded-by-the-command-not-the-nodes.md), only the files not stored yet, then the
+ * backups-are-copied-by-the-command-not-the-nodes.md), only the files not stored yet, then the
  * backup's manifest, then the snapshots deleted on the members and, with {@code --keep K}, the
  * older backups but the newest K.
  */
