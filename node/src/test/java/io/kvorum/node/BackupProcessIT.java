@@ -13,7 +13,6 @@ import io.kvorum.node.testing.ProcessCluster;
 import io.kvorum.node.testing.SeaweedFs;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,10 +29,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -162,15 +158,7 @@ class BackupProcessIT {
 
   /** Overwrites the largest file of node-1 in backup b1 with as many other bytes; its key. */
   private static String corruptOneDataFile(SeaweedFs s3) throws java.io.IOException {
-    try (S3Client client =
-        S3Client.builder()
-            .endpointOverride(URI.create(s3.endpoint()))
-            .forcePathStyle(true)
-            .region(Region.US_EAST_1)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(SeaweedFs.ACCESS_KEY, SeaweedFs.SECRET_KEY)))
-            .build()) {
+    try (S3Client client = s3.client()) {
       byte[] manifest =
           client
               .getObjectAsBytes(

@@ -2,9 +2,6 @@ package io.kvorum.node.testing;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +13,10 @@ import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A real S3-compatible server for the backup tests: SeaweedFS ({@code weed mini}, built by {@code
@@ -83,20 +84,26 @@ public final class SeaweedFs implements AutoCloseable {
             .redirectOutput(dir.resolve("weed.log").toFile())
             .start();
     SeaweedFs server = new SeaweedFs(process, s3);
-    HttpClient http = HttpClient.newHttpClient();
-    Awaitility.await("SeaweedFS's S3 gateway on port " + s3)
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(500))
-        .failFast("weed exited (see " + dir.resolve("weed.log") + ")", () -> !process.isAlive())
-        .ignoreExceptions()
-        .until(
-            () ->
-                http.send(
-                            HttpRequest.newBuilder(URI.create(server.endpoint() + "/")).build(),
-                            HttpResponse.BodyHandlers.discarding())
-                        .statusCode()
-                    > 0);
+    try (S3Client client = server.client()) {
+      Awaitility.await("SeaweedFS's S3 gateway on port " + s3 + " with bucket " + BUCKET)
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .failFast("weed exited (see " + dir.resolve("weed.log") + ")", () -> !process.isAlive())
+          .ignoreExceptions()
+          .until(() -> client.headBucket(b -> b.bucket(BUCKET)).sdkHttpResponse().isSuccessful());
+    }
     return server;
+  }
+
+  /** A client of this server with its identity, path-style. */
+  public S3Client client() {
+    return S3Client.builder()
+        .endpointOverride(URI.create(endpoint()))
+        .forcePathStyle(true)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .build();
   }
 
   /** The S3 API's address. */
