@@ -1,7 +1,10 @@
 package io.kvorum.node.cli.backup;
 
+import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.cli.client.NodeAddress;
+import io.kvorum.node.cli.client.NodeConnection;
+import io.kvorum.node.cli.client.Unreachable;
 import io.kvorum.node.cli.load.LoadCommand;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -70,6 +73,7 @@ public final class RestoreCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       StorageLocation backup = StorageLocation.parse("--from", from);
+      checkNode();
       try (ObjectStore store = ObjectStore.open(storage, backup.parent())) {
         BackupManifest manifest = new Backups(store).read(backup.last());
         Transfers transfers = new Transfers(err, "fetched");
@@ -100,6 +104,18 @@ public final class RestoreCommand implements Callable<Integer> {
     } finally {
       out.flush();
       err.flush();
+    }
+  }
+
+  /** Checks that the node to load through answers, before anything is fetched. */
+  private void checkNode() {
+    try (NodeConnection connection = node.connect(NodeAddress.TIMEOUT)) {
+      connection.cluster();
+    } catch (Unreachable e) {
+      throw new BackupFailure(ExitCodes.FAILURE, e.getMessage());
+    } catch (KvorumClientException e) {
+      throw new BackupFailure(
+          ExitCodes.FAILURE, node.baseUrl() + " answered " + NodeConnection.describe(e));
     }
   }
 
