@@ -62,7 +62,7 @@ final class Fetch {
       }
       String sha = SnapshotFiles.sha256(target);
       transfers.moved(file.bytes());
-      transfers.maybePrint(member.id(), 0);
+      transfers.maybePrint(member.id());
       return sha.equals(file.sha256())
           ? null
           : describe(member, file) + ": SHA-256 " + sha + ", not the manifest's " + file.sha256();

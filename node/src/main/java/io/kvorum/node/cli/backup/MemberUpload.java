@@ -60,7 +60,7 @@ final class MemberUpload {
         send(member, id, snapshot, file, key);
         transfers.moved(file.bytes());
       }
-      transfers.maybePrint(id, 0);
+      transfers.maybePrint(id);
       kept.add(new BackupManifest.File(file.name(), file.bytes(), file.sha256(), key));
     }
     return kept;

@@ -194,7 +194,7 @@ final class ObjectStore implements AutoCloseable {
   }
 
   /** {@code error} in the operator's terms, with the exit code of its kind. */
-  BackupFailure failure(String action, Throwable error) {
+  private BackupFailure failure(String action, Throwable error) {
     Throwable cause = error;
     while ((cause instanceof CompletionException || cause instanceof ExecutionException)
         && cause.getCause() != null) {

@@ -41,8 +41,8 @@ final class Transfers {
     bytesKept += bytes;
   }
 
-  /** Prints the progress if it is time to; {@code doing} says of what (a member, a file). */
-  void maybePrint(String doing, long bytesOfFile) {
+  /** Prints the progress if it is time to; {@code doing} says of what (a member). */
+  void maybePrint(String doing) {
     line.maybePrint(
         () ->
             String.format(
@@ -50,21 +50,13 @@ final class Transfers {
                 "%s: %s %s of %s, %.1f MB/s",
                 doing,
                 verb,
-                megabytes(bytesMoved + bytesOfFile),
+                megabytes(bytesMoved),
                 megabytes(bytesInAll - bytesKept),
-                (bytesMoved + bytesOfFile) / 1e6 / seconds()));
+                bytesMoved / 1e6 / seconds()));
   }
 
   void finish() {
     line.finish();
-  }
-
-  long filesMoved() {
-    return filesMoved;
-  }
-
-  long bytesMoved() {
-    return bytesMoved;
   }
 
   /** e.g. {@code sent 12 files (340.1 MB) in 14.2 s, 24.0 MB/s; 228 files (1.1 GB) unchanged}. */
