@@ -136,6 +136,8 @@ public record NodeConfig(
    * @param sweepInterval how often the purge sweeper runs
    * @param paxosPurgeGrace how old a Paxos ballot is at least before acceptor states at or below it
    *     may be purged, and ballots that old refused
+   * @param changeRetention how long the node keeps the changes it applied for change feeds; zero
+   *     captures none
    */
   public record Storage(
       WalSync syncWrites,
@@ -146,7 +148,8 @@ public record NodeConfig(
       long maxDiskBytes,
       Duration tombstoneGrace,
       Duration sweepInterval,
-      Duration paxosPurgeGrace) {
+      Duration paxosPurgeGrace,
+      Duration changeRetention) {
     public Storage {
       if (threads < 1
           || queueSize < 1
@@ -159,6 +162,14 @@ public record NodeConfig(
       requirePositive(sweepInterval, "sweep interval");
       requirePositive(paxosPurgeGrace, "paxos purge grace");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+      if (changeRetention.isNegative()) {
+        throw new IllegalArgumentException("negative change retention");
+      }
+    }
+
+    /** Whether the node logs the changes it applies and serves change feeds. */
+    public boolean capturesChanges() {
+      return !changeRetention.isZero();
     }
   }
 

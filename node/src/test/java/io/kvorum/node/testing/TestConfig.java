@@ -24,6 +24,7 @@ public final class TestConfig {
   private Duration tombstoneGrace = Duration.ofDays(10);
   private Duration sweepInterval = Duration.ofMinutes(10);
   private Duration paxosPurgeGrace = Duration.ofHours(1);
+  private Duration changeRetention = Duration.ofHours(24);
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
@@ -100,6 +101,12 @@ public final class TestConfig {
   }
 
   /** {@code --paxos-purge-grace}. */
+  /** How long changes are kept for feeds ({@code --change-retention}); zero captures none. */
+  public TestConfig changeRetention(Duration retention) {
+    this.changeRetention = retention;
+    return this;
+  }
+
   public TestConfig paxosPurgeGrace(Duration grace) {
     this.paxosPurgeGrace = grace;
     return this;
@@ -219,7 +226,8 @@ public final class TestConfig {
             maxDiskBytes,
             tombstoneGrace,
             sweepInterval,
-            paxosPurgeGrace),
+            paxosPurgeGrace,
+            changeRetention),
         new NodeConfig.Replication(
             hintWindow,
             maxHintsPerPeer,

@@ -8,6 +8,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
@@ -37,7 +38,8 @@ import org.rocksdb.WriteBatch;
  * so RocksDB's byte-wise comparator gives the key order and scans stream straight from iterators. A
  * second column family, {@code deaths}, indexes tombstones and expiring values by the time they
  * die, so {@link #purge} visits only records that may be due instead of the whole key space. Two
- * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link #paxos}).
+ * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link #paxos}),
+ * and a fifth the change log, written in each record batch ({@link ChangeColumn}).
  *
  * <p>Writes are blind: a record is written as a merge operand in {@link RecordCodec}'s form, whose
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
@@ -73,6 +75,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final AtOnceWrites atOnce;
 
   private final Purger purger;
+  private final ChangeColumn changes;
   private final WalSyncs wal;
   private final WriterErrors errors = new WriterErrors();
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -83,19 +86,23 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   private boolean closed;
 
-  private RocksDbStorageEngine(
+  RocksDbStorageEngine(
       Executor executor,
       RocksDbOptions options,
       RocksDB db,
       List<ColumnFamilyHandle> handles,
       RocksDbSettings settings,
-      Path directory) {
+      Path directory,
+      boolean captureChanges) {
     this.executor = executor;
     this.options = options;
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
     this.purger = new Purger(db, handles, pointReads, options.writes, options.syncedWrites);
+    this.changes =
+        new ChangeColumn(
+            db, handles.get(4), options.writes, captureChanges, System::currentTimeMillis);
     this.wal = new WalSyncs(this, db, purger, errors, directory);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
     this.maxQueuedWrites = settings.maxQueuedWrites();
@@ -108,41 +115,23 @@ public final class RocksDbStorageEngine implements StorageEngine {
             : null;
   }
 
+  /** Opens the database in {@code directory} as below, capturing changes. */
+  public static RocksDbStorageEngine open(
+      Path directory, RocksDbSettings settings, Executor executor) {
+    return open(directory, settings, executor, true);
+  }
+
   /**
    * Opens (creating if needed) the database in {@code directory}.
    *
    * @param executor runs every RocksDB call; should be bounded and reject when full
+   * @param captureChanges whether writes are logged as changes ({@link #changes})
    * @throws StorageException if the database cannot be opened (in use by another process,
    *     unreadable, corrupt, or written in a record format this version cannot read)
    */
   public static RocksDbStorageEngine open(
-      Path directory, RocksDbSettings settings, Executor executor) {
-    boolean unmarked = FormatMarker.check(directory);
-    RocksDbOptions options;
-    try {
-      options = new RocksDbOptions(settings);
-    } catch (RocksDBException e) {
-      throw RocksDbFailures.of("open " + directory, null, e);
-    }
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    RocksDB db;
-    try {
-      db = options.open(directory.toString(), handles);
-    } catch (RocksDBException e) {
-      options.close();
-      throw RocksDbFailures.of("open " + directory, null, e);
-    }
-    try {
-      if (unmarked) {
-        FormatMarker.write(directory);
-      }
-      return new RocksDbStorageEngine(executor, options, db, handles, settings, directory);
-    } catch (RuntimeException e) {
-      handles.forEach(ColumnFamilyHandle::close);
-      db.close();
-      options.close();
-      throw e;
-    }
+      Path directory, RocksDbSettings settings, Executor executor, boolean captureChanges) {
+    return RocksDbOpening.open(directory, settings, executor, captureChanges);
   }
 
   @Override
@@ -182,11 +171,20 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return store(List.of(encode(key, record)));
+    return store(List.of(encode(key, record)), true);
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return putAll(entries, true);
+  }
+
+  @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return putAll(entries, false);
+  }
+
+  private CompletableFuture<Void> putAll(List<Entry> entries, boolean logged) {
     if (entries.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -194,15 +192,15 @@ public final class RocksDbStorageEngine implements StorageEngine {
     for (Entry entry : entries) {
       encoded.add(encode(entry.key(), entry.record()));
     }
-    return store(encoded);
+    return store(encoded, logged);
   }
 
   /**
    * Writes {@code records} at once on this thread if nothing can make it wait, else queues them.
    */
-  private CompletableFuture<Void> store(List<EncodedRecord> records) {
+  private CompletableFuture<Void> store(List<EncodedRecord> records, boolean logged) {
     if (atOnce != null) {
-      Write write = new Write(records);
+      Write write = new Write(records, logged);
       try {
         if (atOnce.mayTry(write.bytes) && writeAtOnce(write)) {
           return CompletableFuture.completedFuture(null);
@@ -211,7 +209,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return combiner.submit(records);
+    return combiner.submit(records, logged);
   }
 
   /**
@@ -228,7 +226,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
       if (closed) {
         return false; // the queued path reports it
       }
-      try (WriteBatch batch = purger.batch(List.of(write))) {
+      try (WriteBatch batch = purger.batch(List.of(write));
+          ChangeColumn.Stamped logged = changes.log(batch, List.of(write))) {
         if (!atOnce.write(purger, options.atOnceWrites, batch)) {
           return false;
         }
@@ -258,7 +257,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
         "put",
         Write.onlyKey(group),
         () -> {
-          try (WriteBatch batch = purger.batch(group)) {
+          try (WriteBatch batch = purger.batch(group);
+              ChangeColumn.Stamped logged = changes.log(batch, group)) {
             purger.write(batch);
           }
           errors.written();
@@ -292,6 +292,11 @@ public final class RocksDbStorageEngine implements StorageEngine {
   /** The hints this node holds for others, in their own column family. */
   public HintStore hints() {
     return hints;
+  }
+
+  @Override
+  public ChangeLog changes() {
+    return changes.capturing() ? new RocksDbChangeLog(this, changes) : ChangeLog.NONE;
   }
 
   /** The column family in which the conditional writes' acceptors keep their states. */
