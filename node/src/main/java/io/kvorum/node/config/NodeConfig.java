@@ -138,6 +138,9 @@ public record NodeConfig(
    *     may be purged, and ballots that old refused
    * @param changeRetention how long the node keeps the changes it applied for change feeds; zero
    *     captures none
+   * @param feedStall how long a change feed's consumer may read nothing while events wait before it
+   *     is cut off; empty: the node's own (30 s). No flag sets it: tests that watch a consumer cut
+   *     off give a shorter one ({@link TestIntervals})
    */
   public record Storage(
       WalSync syncWrites,
@@ -149,7 +152,8 @@ public record NodeConfig(
       Duration tombstoneGrace,
       Duration sweepInterval,
       Duration paxosPurgeGrace,
-      Duration changeRetention) {
+      Duration changeRetention,
+      Optional<Duration> feedStall) {
     public Storage {
       if (threads < 1
           || queueSize < 1
@@ -162,6 +166,7 @@ public record NodeConfig(
       requirePositive(sweepInterval, "sweep interval");
       requirePositive(paxosPurgeGrace, "paxos purge grace");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+      Objects.requireNonNull(feedStall, "feedStall");
       if (changeRetention.isNegative()) {
         throw new IllegalArgumentException("negative change retention");
       }

@@ -134,7 +134,8 @@ final class StorageOptions {
         duration("--tombstone-grace", tombstoneGrace),
         duration("--sweep-interval", sweepInterval),
         duration("--paxos-purge-grace", paxosPurgeGrace),
-        duration("--change-retention", changeRetention));
+        duration("--change-retention", changeRetention),
+        TestIntervals.fromSystemProperty(TestIntervals.FEED_STALL));
   }
 
   /**

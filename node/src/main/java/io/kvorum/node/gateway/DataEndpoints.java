@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.consensus.round.Condition;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Entry;
@@ -32,13 +33,15 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The data endpoints: {@code /v0/entity}, {@code /v0/entities} and {@code /v0/batch}, served by the
- * {@link Coordinator} once the node is ready. Runs on the event loop; the coordinator's futures are
- * answered on the connection's loop: at once when they complete on it, else as a task queued to it
- * (or always as a task, without inline replies).
+ * The data endpoints: {@code /v0/entity}, {@code /v0/entities}, {@code /v0/batch} and {@code
+ * /v0/changes}, served by the {@link Coordinator} once the node is ready. Runs on the event loop;
+ * the coordinator's futures are answered on the connection's loop: at once when they complete on
+ * it, else as a task queued to it (or always as a task, without inline replies).
  */
 final class DataEndpoints {
   private final Coordinator coordinator;
+  private final ChangeFeeds feeds;
+  private final ChangeEndpoints changes;
   private final RequestParameters parameters;
   private final NodeStatus status;
   private final BooleanSupplier draining;
@@ -48,12 +51,15 @@ final class DataEndpoints {
 
   DataEndpoints(
       Coordinator coordinator,
+      ChangeFeeds feeds,
       RequestParameters parameters,
       NodeStatus status,
       BooleanSupplier draining,
       HttpMetrics metrics,
       boolean inlineReplies) {
     this.coordinator = coordinator;
+    this.feeds = feeds;
+    this.changes = new ChangeEndpoints(feeds, parameters);
     this.parameters = parameters;
     this.status = status;
     this.draining = draining;
@@ -78,6 +84,10 @@ final class DataEndpoints {
       case ENTITIES -> range(request, exchange);
       case BATCH -> batch(request, exchange, writeRefusal);
       case LOAD -> load(request, exchange);
+      case CHANGES -> {
+        refuseUnlessServing();
+        changes.handle(request, exchange);
+      }
       default -> throw new IllegalArgumentException("not a data route: " + route);
     }
   }
@@ -125,11 +135,14 @@ final class DataEndpoints {
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
     OptionalInt limit = parameters.limit(query);
+    // Taken before the scan opens: a feed from it misses nothing written after the read began.
+    Optional<String> cursor = feeds.now();
     ScanCursor entries = coordinator.range(range);
     new RangeStreamer(
             exchange,
             limit.isPresent() ? entries.limit(limit.getAsInt()) : entries,
-            RangeFormat.of(request))
+            RangeFormat.of(request),
+            cursor)
         .start();
   }
 

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.coordinator.SnapshotAdmin;
@@ -53,6 +54,7 @@ public final class HttpGateway implements AutoCloseable {
    * What the gateway serves requests with.
    *
    * @param data the data operations
+   * @param changes the change feeds, served on {@code /v0/changes}
    * @param admin what operators ask of the cluster
    * @param status what the health endpoints report
    * @param registry the node's metrics, served on {@code /metrics}; the gateway's own join them
@@ -60,6 +62,7 @@ public final class HttpGateway implements AutoCloseable {
    */
   public record Services(
       Coordinator data,
+      ChangeFeeds changes,
       ClusterAdmin admin,
       NodeStatus status,
       PrometheusMeterRegistry registry,
@@ -88,6 +91,7 @@ public final class HttpGateway implements AutoCloseable {
         new Endpoints(
             new DataEndpoints(
                 services.data(),
+                services.changes(),
                 new RequestParameters(settings.maxKeyBytes()),
                 services.status(),
                 () -> draining,

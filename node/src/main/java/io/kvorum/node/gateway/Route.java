@@ -13,6 +13,8 @@ enum Route {
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
   /** Many gets, puts and deletes in one request. */
   BATCH(KvorumApi.PATH_BATCH, HttpMethod.POST),
+  /** Change feeds (SPEC §12). */
+  CHANGES(KvorumApi.PATH_CHANGES, HttpMethod.GET),
   /** Batches of records that keep their versions, from {@code kvorum-node load}. */
   LOAD(KvorumApi.PATH_LOAD, HttpMethod.POST),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
@@ -82,7 +84,7 @@ enum Route {
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */
   boolean isData() {
-    return this == ENTITY || this == ENTITIES || this == BATCH || this == LOAD;
+    return this == ENTITY || this == ENTITIES || this == BATCH || this == LOAD || this == CHANGES;
   }
 
   boolean allows(HttpMethod method) {

@@ -56,6 +56,7 @@ final class EdgeFixture implements AutoCloseable {
         new Endpoints(
             new DataEndpoints(
                 node.coordinator(),
+                node.changeFeeds(),
                 new RequestParameters(MAX_KEY_BYTES),
                 status,
                 () -> false,

@@ -25,6 +25,7 @@ public final class TestConfig {
   private Duration sweepInterval = Duration.ofMinutes(10);
   private Duration paxosPurgeGrace = Duration.ofHours(1);
   private Duration changeRetention = Duration.ofHours(24);
+  private Duration feedStall;
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
@@ -104,6 +105,12 @@ public final class TestConfig {
   /** How long changes are kept for feeds ({@code --change-retention}); zero captures none. */
   public TestConfig changeRetention(Duration retention) {
     this.changeRetention = retention;
+    return this;
+  }
+
+  /** How long a feed's consumer may read nothing while events wait before it is cut off. */
+  public TestConfig feedStall(Duration stall) {
+    this.feedStall = stall;
     return this;
   }
 
@@ -227,7 +234,8 @@ public final class TestConfig {
             tombstoneGrace,
             sweepInterval,
             paxosPurgeGrace,
-            changeRetention),
+            changeRetention,
+            Optional.ofNullable(feedStall)),
         new NodeConfig.Replication(
             hintWindow,
             maxHintsPerPeer,
