@@ -248,10 +248,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return new EncodedRecord(key, RecordCodec.encode(record), record.diesAtMillis());
   }
 
-  /**
-   * Writes a group of puts as one batch. Every record write passes here, so this is where a hook
-   * that learns which keys changed (for anti-entropy's hash trees) belongs.
-   */
+  /** Writes a group of puts and their changes as one batch (every queued record write). */
   private void write(List<Write> group) {
     guarded(
         "put",
