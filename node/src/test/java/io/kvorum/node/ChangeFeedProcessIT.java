@@ -194,7 +194,8 @@ class ChangeFeedProcessIT {
                 .body(),
             UTF_8);
     Matcher line =
-        Pattern.compile("(?m)^kvorum_change_feeds_cut_off_total(\\{[^}]*})? (\\S+)$").matcher(metrics);
+        Pattern.compile("(?m)^kvorum_change_feeds_cut_off_total(\\{[^}]*})? (\\S+)$")
+            .matcher(metrics);
     return line.find() ? Double.parseDouble(line.group(2)) : 0;
   }
 }
