@@ -11,9 +11,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -72,6 +76,11 @@ public final class KvorumClient implements AutoCloseable {
   private final RetryingSender sender;
   private final KvorumAdmin admin;
   private final ScheduledExecutorService timers;
+
+  /** The watches this client started, closed with it (weakly held: a closed one is forgotten). */
+  private final Set<ChangeWatch> watches =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
   private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
   private volatile long discoveredAt;
 
@@ -439,6 +448,40 @@ public final class KvorumClient implements AutoCloseable {
     return RangeReader.open(http, endpoints, settings, target.toString());
   }
 
+  // ---- change feeds ---------------------------------------------------------------------------
+
+  /**
+   * Follows the changes of keys with {@code start <= key < end} (no upper bound if {@code end} is
+   * null) from {@code since} (a cursor from an event or a range read's {@code Kvorum-Cursor}; null:
+   * from now), handing each event to {@code listener} on the watch's own thread, in order. The
+   * watch resumes by itself from its last cursor when a node fails or cuts it off; close it when
+   * done. Delivery is at least once: keep the newest version of each key.
+   */
+  public ChangeWatch watch(byte[] start, byte[] end, String since, Consumer<ChangeEvent> listener) {
+    StringBuilder target =
+        new StringBuilder(KvorumApi.PATH_CHANGES)
+            .append('?')
+            .append(KvorumApi.PARAM_START)
+            .append('=')
+            .append(Urls.encode(start));
+    if (end != null) {
+      target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
+    }
+    return watched(
+        new ChangeWatch(http, endpoints, settings, target.toString(), since, listener, timers));
+  }
+
+  /** Follows the changes of one key, as {@link #watch(byte[], byte[], String, Consumer)} does. */
+  public ChangeWatch watchKey(byte[] key, String since, Consumer<ChangeEvent> listener) {
+    String target = KvorumApi.PATH_CHANGES + "?" + KvorumApi.PARAM_ID + "=" + Urls.encode(key);
+    return watched(new ChangeWatch(http, endpoints, settings, target, since, listener, timers));
+  }
+
+  private ChangeWatch watched(ChangeWatch watch) {
+    watches.add(watch);
+    return watch;
+  }
+
   /** Reads a whole range into memory; for small ranges. */
   public List<RangeEntry> rangeAll(byte[] start, byte[] end) {
     List<RangeEntry> entries = new ArrayList<>();
@@ -622,6 +665,11 @@ public final class KvorumClient implements AutoCloseable {
 
   @Override
   public void close() {
+    List<ChangeWatch> open;
+    synchronized (watches) {
+      open = List.copyOf(watches);
+    }
+    open.forEach(ChangeWatch::close);
     // Calls still in flight fail now (the exchanges are aborted) or by their deadline (the timers
     // already set still run); the JDK client's close() would wait for them otherwise.
     http.shutdownNow();

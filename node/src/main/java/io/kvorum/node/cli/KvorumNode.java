@@ -13,6 +13,7 @@ import io.kvorum.node.cli.data.DeleteCommand;
 import io.kvorum.node.cli.data.GetCommand;
 import io.kvorum.node.cli.data.PutCommand;
 import io.kvorum.node.cli.data.ScanCommand;
+import io.kvorum.node.cli.data.WatchCommand;
 import io.kvorum.node.cli.load.LoadCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;
@@ -57,7 +58,8 @@ import sun.misc.Signal;
       PutCommand.class,
       DeleteCommand.class,
       ScanCommand.class,
-      BatchCommand.class
+      BatchCommand.class,
+      WatchCommand.class
     },
     description = {
       "",

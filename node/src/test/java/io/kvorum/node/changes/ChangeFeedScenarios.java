@@ -3,6 +3,8 @@ package io.kvorum.node.changes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kvorum.api.ChangeEvent;
+import io.kvorum.api.ChangeWatch;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.testing.FeedReader;
@@ -183,6 +185,51 @@ abstract class ChangeFeedScenarios {
                       .extracting(v -> Integer.parseInt(v.substring(1)))
                       .isSorted());
     }
+  }
+
+  @Test
+  void aClientWatchResumesByItselfWhenItsNodeStopsAndMissesNothing() {
+    try (TestCluster cluster = clusters().start(3);
+        KvorumClient client =
+            KvorumClient.builder()
+                .seeds("127.0.0.1:" + cluster.node(1).port(), "127.0.0.1:" + cluster.node(2).port())
+                .discovery(false)
+                .build()) {
+      List<ChangeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (ChangeWatch watch =
+          client.watch("cw/".getBytes(StandardCharsets.UTF_8), null, null, events::add)) {
+        await().atMost(WAIT).until(() -> watch.cursor() != null);
+        for (int i = 0; i < 10; i++) {
+          cluster.client(3).put("cw/" + i, "a" + i);
+        }
+        await().atMost(WAIT).until(() -> changed(events).size() >= 10);
+        cluster.stop(1); // the node the watch follows: it resumes on the other seed
+        for (int i = 0; i < 10; i++) {
+          cluster.client(3).put("cw/" + i, "b" + i);
+        }
+
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () -> {
+                  Map<String, List<String>> seen = new HashMap<>();
+                  changed(events)
+                      .forEach(
+                          e ->
+                              seen.computeIfAbsent(e.keyUtf8(), k -> new ArrayList<>())
+                                  .add(e.valueUtf8()));
+                  for (int i = 0; i < 10; i++) {
+                    assertThat(seen.get("cw/" + i)).contains("a" + i, "b" + i);
+                  }
+                });
+        assertThat(watch.resumes()).isPositive();
+        assertThat(watch.ended()).isNotDone();
+      }
+    }
+  }
+
+  private static List<ChangeEvent> changed(List<ChangeEvent> events) {
+    return events.stream().filter(ChangeEvent::isChange).toList();
   }
 
   @Test

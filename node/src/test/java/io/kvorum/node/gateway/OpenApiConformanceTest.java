@@ -15,6 +15,7 @@ import io.kvorum.node.core.RecordBatch;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.testing.FeedReader;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
@@ -149,6 +150,10 @@ class OpenApiConformanceTest {
     r.put("GET /v0/entities 400", () -> send("GET", "/v0/entities"));
     r.put("GET /v0/entities 503", () -> whileDraining("/v0/entities?start=a"));
     r.put("GET /v0/entities 504", () -> unreachablePeerBeforeTheFirstEntry());
+    r.put("GET /v0/changes 200", () -> feed("start=a"));
+    r.put("GET /v0/changes 400", () -> send("GET", "/v0/changes?start=a&since=yesterday"));
+    r.put("GET /v0/changes 410", () -> send("GET", "/v0/changes?start=a&since=1000000000"));
+    r.put("GET /v0/changes 503", () -> whileDraining("/v0/changes?start=a"));
     r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
     r.put("GET /v0/cluster 200", () -> send("GET", KvorumApi.PATH_CLUSTER));
     r.put("POST /v0/repair 202", () -> send("POST", KvorumApi.PATH_REPAIR));
@@ -164,6 +169,7 @@ class OpenApiConformanceTest {
     r.put("DELETE /v0/entity 403", () -> guarded(READ_TOKEN, "DELETE", "/v0/entity?id=k"));
     r.put("GET /v0/entities 401", () -> guarded(null, "GET", "/v0/entities?start=a"));
     r.put("GET /v0/status 401", () -> guarded(null, "GET", KvorumApi.PATH_STATUS));
+    r.put("GET /v0/changes 401", () -> guarded(null, "GET", "/v0/changes?start=a"));
     r.put("GET /v0/cluster 401", () -> guarded(null, "GET", KvorumApi.PATH_CLUSTER));
     r.put("POST /v0/repair 401", () -> guarded(null, "POST", KvorumApi.PATH_REPAIR));
     r.put("POST /v0/repair 403", () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REPAIR));
@@ -489,6 +495,13 @@ class OpenApiConformanceTest {
                       }
                     }));
     return answers;
+  }
+
+  /** Opens a feed and answers its status (the body streams on: it is closed unread). */
+  private int feed(String query) {
+    try (FeedReader feed = FeedReader.open(URI.create(node.url("/")), query)) {
+      return feed.status();
+    }
   }
 
   private int send(String method, String target) throws Exception {
