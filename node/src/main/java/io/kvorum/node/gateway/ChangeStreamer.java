@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -74,7 +75,11 @@ final class ChangeStreamer implements Exchange.StreamListener, ChangeFeed.Sink {
   @Override
   public void end(RuntimeException reason) {
     exchange.abort(format.failure(reason));
-    ctx.executor().schedule(() -> ctx.close(), CLOSE_AFTER_SECONDS, TimeUnit.SECONDS);
+    try {
+      ctx.executor().schedule(() -> ctx.close(), CLOSE_AFTER_SECONDS, TimeUnit.SECONDS);
+    } catch (RejectedExecutionException e) {
+      ctx.close(); // the loop is stopping: the connection closes with it
+    }
   }
 
   @Override

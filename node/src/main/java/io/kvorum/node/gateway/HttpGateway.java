@@ -47,6 +47,7 @@ public final class HttpGateway implements AutoCloseable {
   private final EventLoops loops;
   private final SslContext tls;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final ChangeFeeds feeds;
   private volatile boolean draining;
   private Channel serverChannel;
 
@@ -87,6 +88,7 @@ public final class HttpGateway implements AutoCloseable {
     this.tls = tls.map(HttpGateway::serverContext).orElse(null);
     this.loops = loops;
     this.metrics = new HttpMetrics(services.registry());
+    this.feeds = services.changes();
     this.endpoints =
         new Endpoints(
             new DataEndpoints(
@@ -166,7 +168,8 @@ public final class HttpGateway implements AutoCloseable {
   }
 
   /**
-   * Stops accepting connections and new requests, then waits up to {@code grace} for requests in
+   * Stops accepting connections and new requests, ends the change feeds (which never finish by
+   * themselves: each says why in its last line), then waits up to {@code grace} for requests in
    * flight to finish.
    *
    * @return whether every request finished in time
@@ -176,6 +179,7 @@ public final class HttpGateway implements AutoCloseable {
     if (serverChannel != null) {
       serverChannel.close().syncUninterruptibly();
     }
+    feeds.close();
     long deadline = System.nanoTime() + grace.toNanos();
     while (metrics.inFlight() > 0 && System.nanoTime() < deadline) {
       try {

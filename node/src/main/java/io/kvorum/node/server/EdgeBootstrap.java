@@ -100,7 +100,7 @@ public final class EdgeBootstrap {
                     new NodeStatus(config.nodeId().value(), ready),
                     resources.registry(),
                     new SnapshotAdmin(storage.snapshots()))));
-    // Closed before the gateway (the reverse order): each open feed's last line says why it ends.
+    // Ended as the gateway drains; closed here too for a stop that does not drain.
     resources.closeOnStop(feeds);
     InetSocketAddress address;
     try {

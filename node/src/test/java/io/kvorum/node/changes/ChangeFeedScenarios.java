@@ -233,6 +233,24 @@ abstract class ChangeFeedScenarios {
   }
 
   @Test
+  void aStoppingNodeEndsItsFeedsAtOnceSayingWhy() {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 1), "start=s/")) {
+      await().atMost(WAIT).until(() -> feed.lastCursor().isPresent());
+      long started = System.nanoTime();
+      cluster.stop(1);
+
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .as("the stop does not wait out the shutdown grace (5 s in tests) for the feed")
+          .isLessThan(Duration.ofSeconds(4));
+      await().atMost(WAIT).until(feed::ended);
+      assertThat(feed.error())
+          .hasValueSatisfying(
+              problem -> assertThat(problem.path("detail").asText()).contains("shutting down"));
+    }
+  }
+
+  @Test
   void aCursorOlderThanTheRetentionIsGoneAndAMalformedOneRefused() {
     try (TestCluster cluster = clusters().start(1, c -> c.changeRetention(Duration.ofMinutes(1)))) {
       long tenMinutesAgo = (System.currentTimeMillis() - 600_000) << 16;
