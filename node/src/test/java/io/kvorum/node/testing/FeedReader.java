@@ -39,10 +39,6 @@ public final class FeedReader implements AutoCloseable {
     public boolean isChange() {
       return key != null;
     }
-
-    public boolean isDelete() {
-      return key != null && value == null;
-    }
   }
 
   private final List<Event> events = new CopyOnWriteArrayList<>();
