@@ -71,7 +71,8 @@ class RangeLimitTest {
     assertThat(lines).hasSize(3);
     assertThat(key(JSON.readTree(lines.get(0)))).isEqualTo("lim/0");
     assertThat(key(JSON.readTree(lines.get(1)))).isEqualTo("lim/1");
-    assertThat(lines.get(2)).isEqualTo("{\"end\":true}");
+    // The end line, which also carries the cursor a change feed follows the read from.
+    assertThat(lines.get(2)).startsWith("{\"end\":true");
   }
 
   @Test
