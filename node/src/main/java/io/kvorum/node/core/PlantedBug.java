@@ -21,8 +21,8 @@ public enum PlantedBug {
    * Paxos state is purged once its accepted value is superseded here by last-writer-wins alone,
    * without the record's version at or above the ballot: the rule issue 26 rejected. Not found by
    * the simulator so far: what it brings back is a proposal whose client got no answer (a 504),
-   * which {@code StrayProposals} tells once a later 412 decided without it, but no seed has made
-   * that schedule yet (docs/testing.md); {@code AcceptorStateTest} builds it by hand.
+   * which a client may see take effect late, so no history of answers shows it; {@code
+   * AcceptorStateTest} builds its schedule by hand.
    */
   UNSAFE_PAXOS_PURGE,
   /** A dead record is purged once past the grace, without waiting for two full repair rounds. */

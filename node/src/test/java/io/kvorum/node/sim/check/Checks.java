@@ -51,8 +51,8 @@ public final class Checks {
 
   /**
    * Every checker of this package: {@link LostWrites}, {@link Resurrection}, {@link
-   * ReadYourQuorum}, {@link Convergence}, {@link Linearizability}, {@link StrayProposals}, {@link
-   * OneVersionPerValue}, {@link Deadlines}.
+   * ReadYourQuorum}, {@link Convergence}, {@link Linearizability}, {@link OneVersionPerValue},
+   * {@link Deadlines}.
    */
   public static Checks standard(Settings settings) {
     return new Checks(
@@ -62,7 +62,6 @@ public final class Checks {
             new ReadYourQuorum(),
             new Convergence(settings.tolerance()),
             new Linearizability(settings.limits()),
-            new StrayProposals(),
             new OneVersionPerValue(),
             new Deadlines(settings.requestTimeoutNanos(), settings.deadlineSlackNanos())));
   }

@@ -72,7 +72,6 @@ class ChecksTest {
             "ReadYourQuorum",
             "Convergence",
             "Linearizability",
-            "StrayProposals",
             "OneVersionPerValue",
             "Deadlines");
   }

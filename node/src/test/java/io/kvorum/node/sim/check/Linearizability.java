@@ -129,7 +129,7 @@ public final class Linearizability implements Checker {
     return violations;
   }
 
-  static boolean conditionalOnly(List<ClientOp> ops, List<AppliedRecord> records) {
+  private static boolean conditionalOnly(List<ClientOp> ops, List<AppliedRecord> records) {
     boolean conditional = false;
     for (ClientOp op : ops) {
       if (op.kind().isWrite() && !op.kind().isConditional() && op.outcome() != Outcome.REFUSED) {
