@@ -222,7 +222,10 @@ final class PaxosRequest {
     }
     switch (outcome) {
       case Outcome.Applied applied ->
-          commit(accepted, quorum.from()).thenRun(() -> result.complete(applied));
+          // Its own write goes to this request's from; a later value that overwrote it (found by a
+          // retry, CONDITIONAL seed 1000455) to the replicas it was written with.
+          commit(accepted, ownWrite(accepted, applied) ? quorum.from() : ownReplicas(accepted))
+              .thenRun(() -> result.complete(applied));
       case Outcome.Refused refused ->
           commit(accepted, ownReplicas(accepted)).thenRun(() -> result.complete(refused));
       case Outcome.Contended lost -> {
@@ -281,6 +284,10 @@ final class PaxosRequest {
                 result.completeExceptionally(Failures.unwrap(error));
               }
             });
+  }
+
+  private static boolean ownWrite(Proposal accepted, Outcome.Applied applied) {
+    return accepted != null && accepted.value().equals(Optional.of(applied.written()));
   }
 
   /**

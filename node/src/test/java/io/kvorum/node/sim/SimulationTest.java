@@ -64,7 +64,8 @@ class SimulationTest {
    * 1003057: a node joined through one asked to leave, and asked a node gone until the end.
    * EVERYTHING 1000327, 1000424 and 1000611: a join waited out a hand-off batch lost in the faults
    * for its minute, so the new node was ready only after the simulator's wait for readiness had
-   * ended (it now waits for the changes first).
+   * ended (it now waits for the changes first). CONDITIONAL 1000455: a retry that found its own
+   * write chosen and overwritten committed the later value to its own request's from.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @CsvSource({
@@ -73,7 +74,8 @@ class SimulationTest {
     "MEMBERSHIP, 1003057",
     "EVERYTHING, 1000327",
     "EVERYTHING, 1000424",
-    "EVERYTHING, 1000611"
+    "EVERYTHING, 1000611",
+    "CONDITIONAL, 1000455"
   })
   void seedsHuntsFoundPass(Scenario scenario, long seed) {
     Simulation.Result result = Simulation.run(seed, scenario);
