@@ -48,6 +48,7 @@ public final class KvorumApi {
 
   /** At most this many entries of a range (the first ones from {@code start}). */
   public static final String PARAM_LIMIT = "limit";
+
   /** The cursor a change feed resumes after. */
   public static final String PARAM_SINCE = "since";
 
