@@ -45,9 +45,8 @@ import org.rocksdb.WriteBatch;
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
  * and in compaction. Concurrent puts are written together ({@link WriteCombiner}): one batch, one
  * write-ahead-log append. All RocksDB calls run on the executor given at open. The log is always
- * on, so a completed put survives a crash of the process; it survives a crash of the machine once
- * the log is synced: before the put completes ({@link WalSync#EVERY_WRITE}), or by the next {@link
- * #syncWal} (periodic syncs).
+ * on: a completed put survives a crash of the process, and one of the machine once the log is
+ * synced ({@link WalSync}).
  */
 public final class RocksDbStorageEngine implements StorageEngine {
   private static final int GROUP_RECORDS = 512;
