@@ -40,6 +40,7 @@ public final class Coordinator {
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
   private final BatchCoordinator batches;
+  private final ForwardedRequests forwarded;
   private final int replicationFactor;
 
   /**
@@ -96,6 +97,7 @@ public final class Coordinator {
             offsets::unmeasured,
             requestTimeout.dividedBy(2));
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);
+    this.forwarded = new ForwardedRequests(membership, replicas.self(), registry);
   }
 
   /**
@@ -116,6 +118,7 @@ public final class Coordinator {
    * was deleted, or has expired.
    */
   public CompletableFuture<Optional<Record>> get(Key key, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     return reads
         .read(key, quorum)
         .thenApply(newest -> newest.filter(r -> r.isLive(clock.wallMillis())));
@@ -145,6 +148,7 @@ public final class Coordinator {
    * @return the version the value was written at, once {@code ack} replicas took it
    */
   public CompletableFuture<Version> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
@@ -162,6 +166,7 @@ public final class Coordinator {
    * @return the tombstone's version, once {@code ack} replicas took it
    */
   public CompletableFuture<Version> delete(Key key, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
@@ -226,6 +231,7 @@ public final class Coordinator {
   }
 
   private CompletableFuture<Version> conditionally(Key key, ConditionalWrite write, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());

@@ -100,7 +100,11 @@ public final class HttpGateway implements AutoCloseable {
                 metrics,
                 settings.inlineReplies()),
             new AdminEndpoints(
-                services.admin(), services.status(), services.registry(), () -> draining),
+                services.admin(),
+                services.status(),
+                services.registry(),
+                () -> draining,
+                services.data()::defaultFrom),
             new SnapshotEndpoints(services.snapshots()),
             tokens == null ? null : new AccessControl(tokens));
   }

@@ -62,7 +62,8 @@ final class EdgeFixture implements AutoCloseable {
                 () -> false,
                 metrics,
                 true),
-            new AdminEndpoints(node.admin(), status, registry, () -> false),
+            new AdminEndpoints(
+                node.admin(), status, registry, () -> false, node.coordinator()::defaultFrom),
             new SnapshotEndpoints(new SnapshotAdmin(Snapshots.NONE)),
             tokens == null ? null : new AccessControl(() -> tokens));
   }
