@@ -34,15 +34,19 @@ final class Endpoints {
   /** The next node in turn that is not marked down; if every node is, the next one anyway. */
   URI next() {
     List<URI> nodes = all;
-    long now = System.nanoTime();
     for (int i = 0; i < nodes.size(); i++) {
       URI node = nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
-      Long until = downUntilNanos.get(node);
-      if (until == null || until - now <= 0) {
+      if (reachable(node)) {
         return node;
       }
     }
     return nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
+  }
+
+  /** Whether {@code node} is not marked down now. */
+  boolean reachable(URI node) {
+    Long until = downUntilNanos.get(node);
+    return until == null || until - System.nanoTime() <= 0;
   }
 
   void markDown(URI node, long forNanos) {

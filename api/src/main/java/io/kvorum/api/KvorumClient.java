@@ -44,8 +44,12 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>Requests go to the seed nodes and the members learned from {@code /v0/cluster}, in turn. A
- * node that refuses the connection or answers {@code 503} is skipped for a while and the request
+ * <p>Requests go to the seed nodes and the members learned from {@code /v0/cluster}, in turn; a
+ * request about one key (a get, put or delete, conditional or not) goes to one of that key's
+ * replicas, computed by the nodes' own placement code, one in the client's {@linkplain
+ * KvorumClientBuilder#zone zone} when it can, so that the node that coordinates it holds a copy
+ * ({@linkplain KvorumClientBuilder#routing routing}; {@link #routing()} says when it is in force).
+ * A node that refuses the connection or answers {@code 503} is skipped for a while and the request
  * goes to another after a jittered back-off that honours {@code Retry-After}, within the call's
  * deadline. Reads, deletes and unconditional writes are retried after any failure (every {@code
  * PUT} is idempotent under last-writer-wins); a conditional write only when it never reached a
@@ -68,8 +72,6 @@ import java.util.function.Function;
  * their future with the same exceptions.
  */
 public final class KvorumClient implements AutoCloseable {
-  private static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(30);
-
   private final ClientSettings settings;
   private final HttpClient http;
   private final Endpoints endpoints;
@@ -82,7 +84,7 @@ public final class KvorumClient implements AutoCloseable {
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
-  private volatile long discoveredAt;
+  private final Discovery discovery;
 
   KvorumClient(ClientSettings settings) {
     this.settings = settings;
@@ -101,14 +103,16 @@ public final class KvorumClient implements AutoCloseable {
     timers.setRemoveOnCancelPolicy(true);
     this.timers = timers;
     ConcurrencyLimit limit = new ConcurrencyLimit(settings.maxInFlight());
-    this.sender = new RetryingSender(http, endpoints, limit, settings, timers, exchanges);
+    this.discovery = new Discovery(http, endpoints, settings, exchanges);
+    this.sender =
+        new RetryingSender(http, endpoints, limit, settings, timers, exchanges, discovery);
     Endpoints firstSeed = new Endpoints(List.of(settings.seeds().get(0)));
     this.admin =
         new KvorumAdmin(
-            new RetryingSender(http, firstSeed, limit, settings, timers, exchanges),
+            new RetryingSender(
+                http, firstSeed, limit, settings, timers, exchanges, (key, from) -> null),
             settings.deadline(),
             this::stream);
-    this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
   }
 
   /** A builder of a client: seeds, TLS, token, deadlines, retries. */
@@ -163,6 +167,16 @@ public final class KvorumClient implements AutoCloseable {
     return endpoints.all();
   }
 
+  /**
+   * Whether this client sends each key's requests to one of its replicas now: routing is on ({@link
+   * KvorumClientBuilder#routing}) and it has learned the members and a placement it computes as the
+   * nodes do (it learns them in the background from the first call on; a cluster of an older
+   * release or of another placement is never routed to).
+   */
+  public boolean routing() {
+    return discovery.routing();
+  }
+
   // ---- reads ----------------------------------------------------------------------------------
 
   public CompletableFuture<Optional<Versioned>> getVersionedAsync(
@@ -200,7 +214,7 @@ public final class KvorumClient implements AutoCloseable {
   /** The node's 200 answer to a GET of {@code key}, or empty on a 404. */
   private CompletableFuture<Optional<HttpResponse<byte[]>>> read(
       byte[] key, Consistency consistency, String extra) {
-    return call("GET", entity(key, consistency, extra), null, RetryingSender.Repeat.SAFE)
+    return keyCall("GET", key, consistency, extra, null, RetryingSender.Repeat.SAFE)
         .thenApply(
             response ->
                 response.statusCode() == 404
@@ -242,7 +256,7 @@ public final class KvorumClient implements AutoCloseable {
   public CompletableFuture<String> putAsync(
       byte[] key, byte[] value, Consistency consistency, Duration ttl) {
     String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
-    return call("PUT", entity(key, consistency, extra), value, RetryingSender.Repeat.SAFE)
+    return keyCall("PUT", key, consistency, extra, value, RetryingSender.Repeat.SAFE)
         .thenApply(response -> etagIfAny(expect(response, 201)));
   }
 
@@ -268,7 +282,7 @@ public final class KvorumClient implements AutoCloseable {
    * node of kvorum 0.1.0, which answers none.
    */
   public CompletableFuture<String> deleteAsync(byte[] key, Consistency consistency) {
-    return call("DELETE", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+    return keyCall("DELETE", key, consistency, "", null, RetryingSender.Repeat.SAFE)
         .thenApply(response -> etagIfAny(expect(response, 202)));
   }
 
@@ -548,16 +562,43 @@ public final class KvorumClient implements AutoCloseable {
 
   private CompletableFuture<HttpResponse<byte[]>> call(
       String method, String target, byte[] body, RetryingSender.Repeat repeat, String... headers) {
-    discoverIfDue();
-    return sender.send(
+    return dispatch(
         new RetryingSender.Call(method, target, body, headers, repeat, settings.deadline()));
+  }
+
+  /** A request about {@code key} alone: with routing on, sent to one of its replicas. */
+  private CompletableFuture<HttpResponse<byte[]>> keyCall(
+      String method,
+      byte[] key,
+      Consistency consistency,
+      String extra,
+      byte[] body,
+      RetryingSender.Repeat repeat,
+      String... headers) {
+    return dispatch(
+        new RetryingSender.Call(
+            method,
+            entity(key, consistency, extra),
+            body,
+            headers,
+            repeat,
+            settings.deadline(),
+            key,
+            consistency.from()));
+  }
+
+  private CompletableFuture<HttpResponse<byte[]>> dispatch(RetryingSender.Call call) {
+    discovery.ifDue();
+    return sender.send(call);
   }
 
   private CompletableFuture<ConditionalResult> conditional(
       String method, byte[] key, byte[] value, int success, String header, String tag) {
-    return call(
+    return keyCall(
             method,
-            entity(key, Consistency.DEFAULT, ""),
+            key,
+            Consistency.DEFAULT,
+            "",
             value,
             RetryingSender.Repeat.NEVER_AFTER_SENDING,
             header,
@@ -567,38 +608,6 @@ public final class KvorumClient implements AutoCloseable {
                 response.statusCode() == 412
                     ? ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG))
                     : ConditionalResult.written(etag(expect(response, success))));
-  }
-
-  /**
-   * Learns the cluster's members from {@code /v0/cluster} now and then, in the background; a failed
-   * attempt changes nothing (the seeds remain).
-   */
-  private void discoverIfDue() {
-    long now = System.nanoTime();
-    long last = discoveredAt;
-    if (!settings.discovery() || now - last < DISCOVERY_INTERVAL.toNanos()) {
-      return;
-    }
-    discoveredAt = now;
-    URI node = endpoints.next();
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(node.resolve(KvorumApi.PATH_CLUSTER))
-            .timeout(settings.attemptTimeout());
-    if (settings.authorization() != null) {
-      request.header(KvorumApi.AUTHORIZATION, settings.authorization());
-    }
-    exchanges.execute(
-        () -> {
-          try {
-            HttpResponse<byte[]> response =
-                http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 200) {
-              endpoints.learn(node, Json.object(response.body()));
-            }
-          } catch (IOException | InterruptedException e) {
-            // no view from that node this time: keep what we have
-          }
-        });
   }
 
   private static String etagIfAny(HttpResponse<byte[]> response) {

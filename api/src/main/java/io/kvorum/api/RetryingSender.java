@@ -28,12 +28,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sends a request to the cluster within its deadline: to the next node in turn, and again to
- * another after a connection failure or a {@code 503}, after a jittered exponential back-off that
- * waits at least what {@code Retry-After} asks. Only requests safe to repeat are sent again after
- * an answer that leaves their effect unknown (a timeout, a connection lost after sending, a 503); a
- * conditional write is sent again only when it never left this client (the connection was refused).
- * Any other answer, an error status too, is the caller's.
+ * Sends a request to the cluster within its deadline: to the node its {@link Router} names (a
+ * replica of its key) or else the next node in turn, and again to another after a connection
+ * failure or a {@code 503}, after a jittered exponential back-off that waits at least what {@code
+ * Retry-After} asks. Only requests safe to repeat are sent again after an answer that leaves their
+ * effect unknown (a timeout, a connection lost after sending, a 503); a conditional write is sent
+ * again only when it never left this client (the connection was refused). Any other answer, an
+ * error status too, is the caller's.
  */
 final class RetryingSender {
   /** Whether a request may be sent again after an answer that leaves its effect unknown. */
@@ -42,14 +43,35 @@ final class RetryingSender {
     NEVER_AFTER_SENDING
   }
 
-  /** A request to send to whichever node: its method, path and query, body and headers. */
+  /** Which node a key's request should go to, or null for any (the next in turn). */
+  interface Router {
+    URI route(byte[] key, Integer from);
+  }
+
+  /**
+   * A request to send: its method, path and query, body and headers; and, for a request about one
+   * key, that key and its {@code from} (null: the cluster's default), for the {@link Router}.
+   */
   record Call(
       String method,
       String target,
       byte[] body,
       String[] headers,
       Repeat repeat,
-      Duration deadline) {
+      Duration deadline,
+      byte[] key,
+      Integer from) {
+    /** A request about no key in particular: it goes to the next node in turn. */
+    Call(
+        String method,
+        String target,
+        byte[] body,
+        String[] headers,
+        Repeat repeat,
+        Duration deadline) {
+      this(method, target, body, headers, repeat, deadline, null, null);
+    }
+
     HttpRequest request(URI node, Duration timeout, String authorization) {
       HttpRequest.Builder builder =
           HttpRequest.newBuilder(node.resolve(target))
@@ -75,8 +97,12 @@ final class RetryingSender {
   private final ClientSettings settings;
   private final ScheduledExecutorService timers;
   private final ExecutorService exchanges;
+  private final Router router;
 
   /**
+   * @param router where a request about one key goes first, and again after a failure (the node
+   *     that failed is marked down, so it routes elsewhere); the next node in turn when it names
+   *     none
    * @param timers runs deadlines, attempt timeouts and back-offs; its tasks are short and never
    *     block
    * @param exchanges runs each exchange's blocking send, a virtual thread each
@@ -87,13 +113,15 @@ final class RetryingSender {
       ConcurrencyLimit limit,
       ClientSettings settings,
       ScheduledExecutorService timers,
-      ExecutorService exchanges) {
+      ExecutorService exchanges,
+      Router router) {
     this.http = http;
     this.endpoints = endpoints;
     this.limit = limit;
     this.settings = settings;
     this.timers = timers;
     this.exchanges = exchanges;
+    this.router = router;
   }
 
   /**
@@ -187,7 +215,7 @@ final class RetryingSender {
       release.run();
       return;
     }
-    URI node = endpoints.next();
+    URI node = node(flight.call);
     boolean cutShort = left < settings.attemptTimeout().toNanos();
     Duration timeout = Duration.ofNanos(cutShort ? left : settings.attemptTimeout().toNanos());
     CompletableFuture<HttpResponse<byte[]>> sent;
@@ -217,6 +245,12 @@ final class RetryingSender {
           }
           next(flight, attempt, new Outcome(node, response, cause, cutShort));
         });
+  }
+
+  /** Where {@code call} goes: where the router says, else the next node in turn. */
+  private URI node(Call call) {
+    URI routed = call.key() == null ? null : router.route(call.key(), call.from());
+    return routed != null ? routed : endpoints.next();
   }
 
   /**
