@@ -49,19 +49,14 @@ public record Workload(
 
   /**
    * The requests of one of the {@link #PHASES}, each source with its own random sequence; keys are
-   * drawn uniformly from the key space (all of them exist for reads after the preload).
-   */
-  public RequestSource source(String phase) {
-    return source(phase, null);
-  }
-
-  /**
-   * As {@link #source(String)}; with {@code routed} (the node ids, the load's targets in their
-   * order) each {@code put}, {@code get} and {@code mixed} request goes to a node that holds its
-   * key, as the placement-aware client sends it: its key is drawn uniformly among the keys whose
-   * first replica is the node of the connection it leaves on (connection {@code c} goes to target
-   * {@code c mod targets}). Over all requests the keys stay uniform but for the nodes' shares of
-   * the keys, within a percent of each other.
+   * drawn uniformly from the key space (all of them exist for reads after the preload). With {@code
+   * routed} (the node ids, the load's targets in their order) each {@code put}, {@code get} and
+   * {@code mixed} request goes to a node that holds its key, as the placement-aware client sends
+   * it: its key is drawn uniformly among the keys whose first replica is the node of the connection
+   * it leaves on (connection {@code c} goes to target {@code c mod targets}). Over all requests the
+   * keys stay uniform but for the nodes' shares of the keys, within a percent of each other.
+   *
+   * @param routed null to draw every key from the whole key space
    */
   public RequestSource source(String phase, List<String> routed) {
     Requests requests = new Requests(this);
