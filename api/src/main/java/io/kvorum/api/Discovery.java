@@ -92,8 +92,10 @@ final class Discovery implements RetryingSender.Router {
   }
 
   @Override
-  public URI route(byte[] key, Integer from) {
+  public URI route(byte[] key, Integer from, URI tried) {
     Routes known = routes;
-    return known == null ? null : known.route(key, from, endpoints::reachable);
+    return known == null
+        ? null
+        : known.route(key, from, uri -> !uri.equals(tried) && endpoints.reachable(uri));
   }
 }

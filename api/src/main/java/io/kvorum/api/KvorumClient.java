@@ -110,7 +110,7 @@ public final class KvorumClient implements AutoCloseable {
     this.admin =
         new KvorumAdmin(
             new RetryingSender(
-                http, firstSeed, limit, settings, timers, exchanges, (key, from) -> null),
+                http, firstSeed, limit, settings, timers, exchanges, (key, from, tried) -> null),
             settings.deadline(),
             this::stream);
   }

@@ -45,7 +45,12 @@ final class RetryingSender {
 
   /** Which node a key's request should go to, or null for any (the next in turn). */
   interface Router {
-    URI route(byte[] key, Integer from);
+    /**
+     * @param from the request's {@code from}, or null for the cluster's default
+     * @param tried the node the call's previous attempt went to, not to be chosen again; null on a
+     *     first attempt
+     */
+    URI route(byte[] key, Integer from, URI tried);
   }
 
   /**
@@ -100,9 +105,8 @@ final class RetryingSender {
   private final Router router;
 
   /**
-   * @param router where a request about one key goes first, and again after a failure (the node
-   *     that failed is marked down, so it routes elsewhere); the next node in turn when it names
-   *     none
+   * @param router where a request about one key goes, first and after a failure (elsewhere than the
+   *     node that failed); the next node in turn when it names none
    * @param timers runs deadlines, attempt timeouts and back-offs; its tasks are short and never
    *     block
    * @param exchanges runs each exchange's blocking send, a virtual thread each
@@ -164,6 +168,8 @@ final class RetryingSender {
     final long deadline;
     final CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
     private volatile Future<?> pending;
+    // The node the latest attempt went to: a retry is routed elsewhere.
+    private volatile URI tried;
 
     Flight(Call call, long deadline) {
       this.call = call;
@@ -215,7 +221,8 @@ final class RetryingSender {
       release.run();
       return;
     }
-    URI node = node(flight.call);
+    URI node = node(flight.call, flight.tried);
+    flight.tried = node;
     boolean cutShort = left < settings.attemptTimeout().toNanos();
     Duration timeout = Duration.ofNanos(cutShort ? left : settings.attemptTimeout().toNanos());
     CompletableFuture<HttpResponse<byte[]>> sent;
@@ -247,9 +254,12 @@ final class RetryingSender {
         });
   }
 
-  /** Where {@code call} goes: where the router says, else the next node in turn. */
-  private URI node(Call call) {
-    URI routed = call.key() == null ? null : router.route(call.key(), call.from());
+  /**
+   * Where {@code call} goes: where the router says (not {@code tried}, the node of its previous
+   * attempt), else the next node in turn.
+   */
+  private URI node(Call call, URI tried) {
+    URI routed = call.key() == null ? null : router.route(call.key(), call.from(), tried);
     return routed != null ? routed : endpoints.next();
   }
 
