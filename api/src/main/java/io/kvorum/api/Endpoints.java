@@ -83,9 +83,20 @@ final class Endpoints {
    * node's scheme. Null when the entry names neither.
    */
   private static URI httpAddress(URI answeredBy, Map<?, ?> member) {
+    URI advertised = advertised(answeredBy, member);
+    return advertised != null ? advertised : derived(answeredBy, member);
+  }
+
+  /** The HTTP address {@code member} advertises ({@code httpAddress}), or null if none. */
+  static URI advertised(URI answeredBy, Map<?, ?> member) {
     if (member.get("httpAddress") instanceof String http && !http.isBlank()) {
       return URI.create(answeredBy.getScheme() + "://" + http);
     }
+    return null;
+  }
+
+  /** {@code member}'s inter-node host at the port of the node that listed it, or null if none. */
+  static URI derived(URI answeredBy, Map<?, ?> member) {
     if (member.get("address") instanceof String address) {
       int colon = address.lastIndexOf(':');
       String host = colon > 0 ? address.substring(0, colon) : address;

@@ -88,26 +88,18 @@ final class Routes {
    */
   private static URI uri(
       URI answeredBy, String id, Map<String, Object> member, Map<String, URI> known) {
-    String advertised = Json.string(member, "httpAddress");
-    if (advertised != null && !advertised.isBlank()) {
-      return URI.create(answeredBy.getScheme() + "://" + advertised);
+    URI advertised = Endpoints.advertised(answeredBy, member);
+    if (advertised != null) {
+      return advertised;
     }
     URI answered = known.get(id);
     if (answered != null) {
       return answered;
     }
-    String address = Json.string(member, "address");
-    int colon = address == null ? -1 : address.lastIndexOf(':');
-    if (colon <= 0) {
+    URI derived = Endpoints.derived(answeredBy, member);
+    if (derived == null) {
       return null;
     }
-    URI derived =
-        URI.create(
-            answeredBy.getScheme()
-                + "://"
-                + address.substring(0, colon)
-                + ":"
-                + answeredBy.getPort());
     return known.containsValue(derived) ? null : derived;
   }
 
