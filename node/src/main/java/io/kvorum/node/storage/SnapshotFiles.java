@@ -1,7 +1,6 @@
 package io.kvorum.node.storage;
 
 import io.kvorum.node.core.ChunkReader;
-import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.SnapshotException;
 import io.kvorum.node.core.SnapshotFile;
 import io.kvorum.node.core.StorageException;
@@ -63,8 +62,7 @@ public final class SnapshotFiles {
 
   /**
    * Opens file {@code file} of snapshot {@code name} for reading; fails with {@link
-   * SnapshotException} if there is no such snapshot, {@link InvalidRequestException} if it holds no
-   * such file.
+   * SnapshotException} if there is no such snapshot or it holds no such file.
    */
   public CompletableFuture<ChunkReader> open(String name, String file) {
     return CompletableFuture.supplyAsync(
@@ -73,8 +71,7 @@ public final class SnapshotFiles {
           if (file == null
               || !FILE.matcher(file).matches()
               || !Files.isRegularFile(dir.resolve(file))) {
-            throw new InvalidRequestException(
-                "file", "snapshot '" + name + "' has no file '" + file + "'");
+            throw SnapshotException.noFile(name, file);
           }
           try {
             return new Reader(FileChannel.open(dir.resolve(file), StandardOpenOption.READ));

@@ -59,7 +59,7 @@ class SnapshotFilesTest {
   }
 
   @Test
-  void anUnknownSnapshotIs404AndAnUnknownOrPathLikeFile400() {
+  void anUnknownSnapshotOrFileIs404EvenAPathLikeOne() {
     try (TestNode node = TestNode.start(TestConfig.in(dataDir).build())) {
       KvorumAdmin admin = node.client().admin();
       admin.takeSnapshot("s1");
@@ -74,7 +74,7 @@ class SnapshotFilesTest {
         assertThatThrownBy(() -> admin.openSnapshotFile("s1", file))
             .as(file)
             .isInstanceOfSatisfying(
-                KvorumClientException.class, e -> assertThat(e.status()).isEqualTo(400));
+                KvorumClientException.class, e -> assertThat(e.status()).isEqualTo(404));
       }
     }
   }
