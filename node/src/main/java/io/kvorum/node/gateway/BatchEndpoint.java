@@ -220,14 +220,17 @@ final class BatchEndpoint {
 
   private static Duration ttl(JsonNode item, String where) {
     JsonNode ttl = item.get("ttl");
-    if (ttl == null || ttl.isNull()) {
+    if (ttl == null) {
       return Duration.ZERO;
     }
-    if (!ttl.isTextual() && !ttl.canConvertToLong()) {
+    // A number is whole seconds: 60 and 60.0 are the same JSON Schema integer.
+    boolean whole = ttl.isNumber() && ttl.decimalValue().stripTrailingZeros().scale() <= 0;
+    if (!ttl.isTextual() && !whole) {
       throw new InvalidRequestException(
           where + ".ttl", where + ".ttl must be a duration like \"30s\" or a number of seconds");
     }
-    return RequestParameters.ttl(ttl.asText(), where + ".ttl");
+    String text = whole ? ttl.decimalValue().toBigInteger().toString() : ttl.asText();
+    return RequestParameters.ttl(text, where + ".ttl");
   }
 
   private static FullHttpResponse answer(Parsed batch, List<BatchResult> results) {

@@ -77,6 +77,7 @@ class BatchApiTest {
             + b64("fresh")
             + "\"},"
             + "{\"op\": \"put\", \"id\": \"mix/brief\", \"value\": \"\", \"ttl\": \"1h\"},"
+            + "{\"op\": \"put\", \"id\": \"mix/whole\", \"value\": \"\", \"ttl\": 3600.0},"
             + "{\"op\": \"get\", \"id\": \"mix/present\"},"
             + "{\"op\": \"get\", \"id\": \"mix/absent\"},"
             + "{\"op\": \"delete\", \"id\": \"mix/doomed\"}]}";
@@ -84,16 +85,17 @@ class BatchApiTest {
     assertThat(answer.statusCode()).isEqualTo(200);
     assertThat(answer.headers().firstValue("content-type")).hasValue("application/json");
     JsonNode results = JSON.readTree(answer.body()).path("results");
-    assertThat(results).hasSize(5);
+    assertThat(results).hasSize(6);
     assertThat(results.get(0).path("id").asText()).isEqualTo("mix/new");
     assertThat(results.get(0).path("status").asInt()).isEqualTo(201);
     assertThat(results.get(1).path("status").asInt()).isEqualTo(201);
-    assertThat(results.get(2).path("status").asInt()).isEqualTo(200);
-    assertThat(results.get(2).path("etag").asText()).isEqualTo(tag);
-    assertThat(results.get(2).path("value").asText()).isEqualTo(b64("here"));
-    assertThat(results.get(3).path("status").asInt()).isEqualTo(404);
-    assertThat(results.get(3).has("etag")).isFalse();
-    assertThat(results.get(4).path("status").asInt()).isEqualTo(202);
+    assertThat(results.get(2).path("status").asInt()).as("a ttl of 3600.0 seconds").isEqualTo(201);
+    assertThat(results.get(3).path("status").asInt()).isEqualTo(200);
+    assertThat(results.get(3).path("etag").asText()).isEqualTo(tag);
+    assertThat(results.get(3).path("value").asText()).isEqualTo(b64("here"));
+    assertThat(results.get(4).path("status").asInt()).isEqualTo(404);
+    assertThat(results.get(4).has("etag")).isFalse();
+    assertThat(results.get(5).path("status").asInt()).isEqualTo(202);
 
     assertThat(kv.getUtf8("mix/new")).hasValue("fresh");
     assertThat(kv.getVersioned("mix/new".getBytes(UTF_8)).orElseThrow().etag())
@@ -119,6 +121,10 @@ class BatchApiTest {
         "a get with a value|{'items': [{'op': 'get', 'id': 'k', 'value': ''}]}|items[0].value|no value",
         "a value not base64|{'items': [{'op': 'put', 'id': 'k', 'value': '!!'}]}|items[0].value|base64",
         "a bad ttl|{'items': [{'op': 'put', 'id': 'k', 'value': '', 'ttl': '5y'}]}|items[0].ttl|ttl",
+        "a fractional ttl|{'items': [{'op': 'put', 'id': 'k', 'value': '', 'ttl': 1.5}]}"
+            + "|items[0].ttl|number of seconds",
+        "a null ttl|{'items': [{'op': 'put', 'id': 'k', 'value': '', 'ttl': null}]}"
+            + "|items[0].ttl|number of seconds",
         "an unknown member|{'items': [{'op': 'get', 'id': 'k', 'tll': 1}]}|items[0].tll|unknown",
         "no items|{'things': []}|items|items",
         "not JSON|{items|items|not valid JSON",
