@@ -269,3 +269,13 @@ app.kubernetes.io/component: snapshots
 app.kubernetes.io/part-of: kvorum
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
+
+{{- define "kvorum.backupsLabels" -}}
+helm.sh/chart: {{ include "kvorum.chart" . }}
+app.kubernetes.io/name: {{ include "kvorum.name" . }}-backups
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ include "kvorum.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: backups
+app.kubernetes.io/part-of: kvorum
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}

@@ -5,7 +5,8 @@ parameter; the rules that relate a parameter to another or to the cluster are wr
 description and in its 400 answer: ack at most from, from at most the cluster size, keys at most
 --max-key-size bytes after decoding, ttl at most 7300 days, a node never removes itself
 (POST /v0/cluster/remove?node= its own id), If-Match names a version this store could issue and
-comes without If-None-Match. A schema-valid request that breaks one
+comes without If-None-Match, a batch holds at most 100 items (413 beyond) and each key at most
+once, its keys and ttls as the parameters'. A schema-valid request that breaks one
 of those is refused with 400, as documented, so such requests are not generated as positive
 cases. Nothing else is filtered.
 """
@@ -19,6 +20,7 @@ CLUSTER_SIZE = int(os.environ.get("KVORUM_CLUSTER_SIZE", "1"))
 NODE_ID = os.environ.get("KVORUM_NODE_ID", "n1")
 MAX_KEY_BYTES = int(os.environ.get("KVORUM_MAX_KEY_BYTES", "1024"))
 MAX_TTL_SECONDS = 7300 * 86400
+BATCH_MAX_ITEMS = 100
 SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -35,9 +37,36 @@ def _breaks_documented_rule(query):
     for key in ("id", "start", "end"):
         if key in query and len(str(query[key]).encode("utf-8")) > MAX_KEY_BYTES:
             return True
-    if "ttl" in query:
-        amount, unit = re.fullmatch(r"\s*([0-9]+)(ms|s|m|h|d)?\s*", str(query["ttl"])).groups()
-        if int(amount) * SECONDS[unit or "s"] > MAX_TTL_SECONDS:
+    return "ttl" in query and _ttl_too_long(query["ttl"])
+
+
+def _ttl_too_long(ttl):
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool):
+        return ttl > MAX_TTL_SECONDS  # a JSON number of seconds (a batch item's)
+    duration = re.fullmatch(r"\s*([0-9]+)(ms|s|m|h|d)?\s*", str(ttl))
+    if duration is None:
+        return False  # not a duration: the schema's to judge
+    amount, unit = duration.groups()
+    return int(amount) * SECONDS[unit or "s"] > MAX_TTL_SECONDS
+
+
+def _breaks_a_batch_rule(body):
+    """POST /v0/batch: at most 100 items, each key once (as Java encodes it: a lone surrogate is
+    '?'), keys and ttls as the parameters of /v0/entity."""
+    items = body.get("items") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return False
+    if len(items) > BATCH_MAX_ITEMS:
+        return True
+    keys = set()
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        key = str(item.get("id", "")).encode("utf-8", "replace")
+        if key in keys or len(key) > MAX_KEY_BYTES:
+            return True
+        keys.add(key)
+        if "ttl" in item and _ttl_too_long(item["ttl"]):
             return True
     return False
 
@@ -71,5 +100,7 @@ def filter_case(ctx, case):
     if meta is None or not meta.generation.mode.is_positive:
         return True
     if _breaks_a_header_rule(case.headers):
+        return False
+    if _breaks_a_batch_rule(case.body):
         return False
     return not _breaks_documented_rule(case.query or {})

@@ -17,7 +17,9 @@ record ClientSettings(
     Duration maxBackOff,
     Duration downFor,
     int maxInFlight,
-    boolean discovery) {
+    boolean discovery,
+    boolean routing,
+    String zone) {
 
   ClientSettings withAuthorization(String value) {
     return new ClientSettings(
@@ -31,6 +33,8 @@ record ClientSettings(
         maxBackOff,
         downFor,
         maxInFlight,
-        discovery);
+        discovery,
+        routing,
+        zone);
   }
 }

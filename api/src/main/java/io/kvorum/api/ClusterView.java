@@ -35,7 +35,15 @@ public record ClusterView(Map<String, Object> json) {
    * @param json its entry whole ({@code records}, {@code streaming}, {@code repair}, …)
    */
   public record Member(
-      String id, String address, String state, boolean self, Map<String, Object> json) {}
+      String id, String address, String state, boolean self, Map<String, Object> json) {
+    /**
+     * The {@code host:port} at which its HTTP API is reached, as it advertises it; null from a node
+     * of a release before members advertised one.
+     */
+    public String httpAddress() {
+      return Json.string(json, "httpAddress");
+    }
+  }
 
   /** The id of the node that answered, or null if it did not say. */
   public String node() {

@@ -34,15 +34,19 @@ final class Endpoints {
   /** The next node in turn that is not marked down; if every node is, the next one anyway. */
   URI next() {
     List<URI> nodes = all;
-    long now = System.nanoTime();
     for (int i = 0; i < nodes.size(); i++) {
       URI node = nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
-      Long until = downUntilNanos.get(node);
-      if (until == null || until - now <= 0) {
+      if (reachable(node)) {
         return node;
       }
     }
     return nodes.get(Math.floorMod(turn.getAndIncrement(), nodes.size()));
+  }
+
+  /** Whether {@code node} is not marked down now. */
+  boolean reachable(URI node) {
+    Long until = downUntilNanos.get(node);
+    return until == null || until - System.nanoTime() <= 0;
   }
 
   void markDown(URI node, long forNanos) {
@@ -54,9 +58,8 @@ final class Endpoints {
   }
 
   /**
-   * Adds the members a node listed in its cluster view ({@code nodes[].address}, the inter-node
-   * {@code host:port}): each is reached at its host with the HTTP port and scheme of the node that
-   * answered, as the Helm chart runs them. Seeds stay whatever the view says.
+   * Adds the members a node listed in its cluster view, each at the HTTP address it advertises
+   * ({@code nodes[].httpAddress}). Seeds stay whatever the view says.
    */
   void learn(URI answeredBy, Map<String, Object> cluster) {
     if (!(cluster.get("nodes") instanceof List<?> nodes)) {
@@ -64,15 +67,43 @@ final class Endpoints {
     }
     Set<URI> merged = new LinkedHashSet<>(seeds);
     for (Object node : nodes) {
-      if (node instanceof Map<?, ?> member && member.get("address") instanceof String address) {
-        int colon = address.lastIndexOf(':');
-        String host = colon > 0 ? address.substring(0, colon) : address;
-        if (!host.isEmpty()) {
-          merged.add(
-              URI.create(answeredBy.getScheme() + "://" + host + ":" + answeredBy.getPort()));
+      if (node instanceof Map<?, ?> member) {
+        URI learned = httpAddress(answeredBy, member);
+        if (learned != null) {
+          merged.add(learned);
         }
       }
     }
     all = List.copyOf(new ArrayList<>(merged));
+  }
+
+  /**
+   * Where {@code member} answers HTTP: the address it advertises, else (a node of a release before
+   * it advertised one) its inter-node host at the port of the node that listed it; always in that
+   * node's scheme. Null when the entry names neither.
+   */
+  private static URI httpAddress(URI answeredBy, Map<?, ?> member) {
+    URI advertised = advertised(answeredBy, member);
+    return advertised != null ? advertised : derived(answeredBy, member);
+  }
+
+  /** The HTTP address {@code member} advertises ({@code httpAddress}), or null if none. */
+  static URI advertised(URI answeredBy, Map<?, ?> member) {
+    if (member.get("httpAddress") instanceof String http && !http.isBlank()) {
+      return URI.create(answeredBy.getScheme() + "://" + http);
+    }
+    return null;
+  }
+
+  /** {@code member}'s inter-node host at the port of the node that listed it, or null if none. */
+  static URI derived(URI answeredBy, Map<?, ?> member) {
+    if (member.get("address") instanceof String address) {
+      int colon = address.lastIndexOf(':');
+      String host = colon > 0 ? address.substring(0, colon) : address;
+      if (!host.isEmpty()) {
+        return URI.create(answeredBy.getScheme() + "://" + host + ":" + answeredBy.getPort());
+      }
+    }
+    return null;
   }
 }

@@ -2,9 +2,11 @@ package io.kvorum.api;
 
 import io.kvorum.api.RetryingSender.Repeat;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,14 +29,22 @@ import java.util.Map;
 public final class KvorumAdmin {
   private final RetryingSender sender;
   private final Duration deadline;
+  private final Streams streams;
+
+  /** Opens a streamed answer of the node (a snapshot file): its status and its body unread. */
+  interface Streams {
+    HttpResponse<InputStream> get(String target);
+  }
 
   /**
    * @param sender sends to the client's first seed alone
    * @param deadline each call's
+   * @param streams sends a GET to the first seed once, its body left to read
    */
-  KvorumAdmin(RetryingSender sender, Duration deadline) {
+  KvorumAdmin(RetryingSender sender, Duration deadline, Streams streams) {
     this.sender = sender;
     this.deadline = deadline;
+    this.streams = streams;
   }
 
   /** The cluster as the node sees it: {@code GET /v0/cluster}. */
@@ -123,6 +133,48 @@ public final class KvorumAdmin {
       throw unexpected(response);
     }
     return list;
+  }
+
+  /**
+   * The files of snapshot {@code name} with their sizes and SHA-256: {@code GET
+   * /v0/snapshots/NAME/files}. The node hashes each file once (a second call after a new snapshot
+   * hashes only its new files).
+   *
+   * @throws KvorumClientException 404 when the node has no snapshot of that name
+   */
+  public List<SnapshotFile> snapshotFiles(String name) {
+    String target = KvorumApi.PATH_SNAPSHOTS + "/" + encode(required(name, "name")) + "/files";
+    HttpResponse<byte[]> response = expect(send("GET", target, Repeat.SAFE), 200);
+    List<Map<String, Object>> files = Json.objects(document(response), "files");
+    if (files == null) {
+      throw unexpected(response);
+    }
+    return files.stream().map(SnapshotFile::of).toList();
+  }
+
+  /**
+   * The bytes of file {@code file} of snapshot {@code name}, streamed: {@code GET
+   * /v0/snapshots/NAME/files/FILE}. Close the stream; one cut off midway throws {@link
+   * java.io.IOException} on reading, so check the bytes read against {@link #snapshotFiles}.
+   *
+   * @throws KvorumClientException 404 without that snapshot, 400 without that file in it
+   */
+  public InputStream openSnapshotFile(String name, String file) {
+    String target =
+        KvorumApi.PATH_SNAPSHOTS
+            + "/"
+            + encode(required(name, "name"))
+            + "/files/"
+            + encode(required(file, "file"));
+    HttpResponse<InputStream> response = streams.get(target);
+    if (response.statusCode() == 200) {
+      return response.body();
+    }
+    try (InputStream body = response.body()) {
+      throw KvorumClientException.of(response.statusCode(), body.readAllBytes());
+    } catch (java.io.IOException e) {
+      throw KvorumClientException.of(response.statusCode(), new byte[0]);
+    }
   }
 
   /**

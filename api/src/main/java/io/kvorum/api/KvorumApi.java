@@ -11,10 +11,23 @@ public final class KvorumApi {
 
   public static final String PATH_ENTITY = "/v0/entity";
   public static final String PATH_ENTITIES = "/v0/entities";
+
+  /** Change feeds of a key or a range (SPEC §12). */
+  public static final String PATH_CHANGES = "/v0/changes";
+
   public static final String PATH_STATUS = "/v0/status";
   public static final String PATH_CLUSTER = "/v0/cluster";
   public static final String PATH_REPAIR = "/v0/repair";
   public static final String PATH_SNAPSHOTS = "/v0/snapshots";
+
+  /** Many gets, puts and deletes in one request (SPEC §2). */
+  public static final String PATH_BATCH = "/v0/batch";
+
+  /** The most items a batch may hold (413 beyond). */
+  public static final int BATCH_MAX_ITEMS = 100;
+
+  /** The largest body a batch may have (413 beyond). */
+  public static final int BATCH_MAX_BYTES = 16 << 20;
 
   /** Where {@code kvorum-node load} posts batches of records that keep their versions. */
   public static final String PATH_LOAD = "/v0/load";
@@ -32,7 +45,22 @@ public final class KvorumApi {
   public static final String PARAM_TTL = "ttl";
   public static final String PARAM_START = "start";
   public static final String PARAM_END = "end";
+
+  /** At most this many entries of a range (the first ones from {@code start}). */
+  public static final String PARAM_LIMIT = "limit";
+
+  /** The cursor a change feed resumes after. */
+  public static final String PARAM_SINCE = "since";
+
   public static final String PARAM_NODE = "node";
+
+  /**
+   * A GET's consistency: {@link #CONSISTENCY_LINEARIZABLE} reads through the key's Paxos acceptors
+   * (SPEC §10); absent, a quorum read.
+   */
+  public static final String PARAM_CONSISTENCY = "consistency";
+
+  public static final String CONSISTENCY_LINEARIZABLE = "linearizable";
 
   /** The request header that carries a bearer token ({@code Bearer TOKEN}) when tokens are on. */
   public static final String AUTHORIZATION = "Authorization";
@@ -52,6 +80,15 @@ public final class KvorumApi {
 
   /** The media type of a range as newline-delimited JSON (SPEC §2), asked for with Accept. */
   public static final String NDJSON = "application/x-ndjson";
+
+  /** Server-Sent Events: a change feed asked for with {@code Accept: text/event-stream}. */
+  public static final String EVENT_STREAM = "text/event-stream";
+
+  /** The SSE header with which a reconnecting client resumes after the last event's id. */
+  public static final String LAST_EVENT_ID = "Last-Event-ID";
+
+  /** The header of a range read naming the cursor a change feed follows it from. */
+  public static final String CURSOR = "Kvorum-Cursor";
 
   /** The reason phrase of a 504 that means the quorum was not reached. */
   public static final String NOT_ENOUGH_REPLICAS = "Not Enough Replicas";

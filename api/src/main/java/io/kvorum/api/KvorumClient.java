@@ -1,6 +1,7 @@
 package io.kvorum.api;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -10,8 +11,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -38,8 +44,12 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * <p>Requests go to the seed nodes and the members learned from {@code /v0/cluster}, in turn. A
- * node that refuses the connection or answers {@code 503} is skipped for a while and the request
+ * <p>Requests go to the seed nodes and the members learned from {@code /v0/cluster}, in turn; a
+ * request about one key (a get, put or delete, conditional or not) goes to one of that key's
+ * replicas, computed by the nodes' own placement code, one in the client's {@linkplain
+ * KvorumClientBuilder#zone zone} when it can, so that the node that coordinates it holds a copy
+ * ({@linkplain KvorumClientBuilder#routing routing}; {@link #routing()} says when it is in force).
+ * A node that refuses the connection or answers {@code 503} is skipped for a while and the request
  * goes to another after a jittered back-off that honours {@code Retry-After}, within the call's
  * deadline. Reads, deletes and unconditional writes are retried after any failure (every {@code
  * PUT} is idempotent under last-writer-wins); a conditional write only when it never reached a
@@ -50,6 +60,9 @@ import java.util.function.Function;
  * write only if the key is still at that version (a linearizable compare-and-set per key), which
  * {@link #compareAndSet} retries for a read-modify-write.
  *
+ * <p>{@link #getAll}, {@link #putAll}, {@link #deleteAll} and {@link #batch} send many keys in one
+ * request each hundred ({@code POST /v0/batch}), with one result per key.
+ *
  * <p>{@link #admin()} asks the first seed what operators ask of a node: its cluster view and
  * readiness, a decommission or a removal, a repair, its snapshots, the load of versioned records.
  *
@@ -59,16 +72,19 @@ import java.util.function.Function;
  * their future with the same exceptions.
  */
 public final class KvorumClient implements AutoCloseable {
-  private static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(30);
-
   private final ClientSettings settings;
   private final HttpClient http;
   private final Endpoints endpoints;
   private final RetryingSender sender;
   private final KvorumAdmin admin;
   private final ScheduledExecutorService timers;
+
+  /** The watches this client started, closed with it (weakly held: a closed one is forgotten). */
+  private final Set<ChangeWatch> watches =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
   private final ExecutorService exchanges = Executors.newVirtualThreadPerTaskExecutor();
-  private volatile long discoveredAt;
+  private final Discovery discovery;
 
   KvorumClient(ClientSettings settings) {
     this.settings = settings;
@@ -87,13 +103,16 @@ public final class KvorumClient implements AutoCloseable {
     timers.setRemoveOnCancelPolicy(true);
     this.timers = timers;
     ConcurrencyLimit limit = new ConcurrencyLimit(settings.maxInFlight());
-    this.sender = new RetryingSender(http, endpoints, limit, settings, timers, exchanges);
+    this.discovery = new Discovery(http, endpoints, settings, exchanges);
+    this.sender =
+        new RetryingSender(http, endpoints, limit, settings, timers, exchanges, discovery);
     Endpoints firstSeed = new Endpoints(List.of(settings.seeds().get(0)));
     this.admin =
         new KvorumAdmin(
-            new RetryingSender(http, firstSeed, limit, settings, timers, exchanges),
-            settings.deadline());
-    this.discoveredAt = System.nanoTime() - DISCOVERY_INTERVAL.toNanos();
+            new RetryingSender(
+                http, firstSeed, limit, settings, timers, exchanges, (key, from, tried) -> null),
+            settings.deadline(),
+            this::stream);
   }
 
   /** A builder of a client: seeds, TLS, token, deadlines, retries. */
@@ -148,12 +167,40 @@ public final class KvorumClient implements AutoCloseable {
     return endpoints.all();
   }
 
+  /**
+   * Whether this client sends each key's requests to one of its replicas now: routing is on ({@link
+   * KvorumClientBuilder#routing}) and it has learned the members and a placement it computes as the
+   * nodes do (it learns them in the background from the first call on; a cluster of an older
+   * release or of another placement is never routed to).
+   */
+  public boolean routing() {
+    return discovery.routing();
+  }
+
   // ---- reads ----------------------------------------------------------------------------------
 
   public CompletableFuture<Optional<Versioned>> getVersionedAsync(
       byte[] key, Consistency consistency) {
-    return read(key, consistency)
+    return read(key, consistency, "")
         .thenApply(found -> found.map(response -> new Versioned(response.body(), etag(response))));
+  }
+
+  /**
+   * The value of {@code key} with its entity tag, read linearizably ({@code
+   * consistency=linearizable}, SPEC §10, as Cassandra's {@code SERIAL}): through the key's Paxos
+   * acceptors, finishing any conditional write in progress first, so it is never older than a
+   * conditional write already acknowledged. Costs a Paxos round; a plain read is cheaper.
+   */
+  public CompletableFuture<Optional<Versioned>> getLinearizableAsync(byte[] key) {
+    String linearizable =
+        "&" + KvorumApi.PARAM_CONSISTENCY + "=" + KvorumApi.CONSISTENCY_LINEARIZABLE;
+    return read(key, Consistency.DEFAULT, linearizable)
+        .thenApply(found -> found.map(response -> new Versioned(response.body(), etag(response))));
+  }
+
+  /** As {@link #getLinearizableAsync}, waiting for the answer. */
+  public Optional<Versioned> getLinearizable(byte[] key) {
+    return join(getLinearizableAsync(key));
   }
 
   /**
@@ -161,13 +208,13 @@ public final class KvorumClient implements AutoCloseable {
    * which only {@link #getVersionedAsync} needs.
    */
   public CompletableFuture<Optional<byte[]>> getAsync(byte[] key, Consistency consistency) {
-    return read(key, consistency).thenApply(found -> found.map(HttpResponse::body));
+    return read(key, consistency, "").thenApply(found -> found.map(HttpResponse::body));
   }
 
   /** The node's 200 answer to a GET of {@code key}, or empty on a 404. */
   private CompletableFuture<Optional<HttpResponse<byte[]>>> read(
-      byte[] key, Consistency consistency) {
-    return call("GET", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+      byte[] key, Consistency consistency, String extra) {
+    return keyCall("GET", key, consistency, extra, null, RetryingSender.Repeat.SAFE)
         .thenApply(
             response ->
                 response.statusCode() == 404
@@ -209,7 +256,7 @@ public final class KvorumClient implements AutoCloseable {
   public CompletableFuture<String> putAsync(
       byte[] key, byte[] value, Consistency consistency, Duration ttl) {
     String extra = ttl == null ? "" : "&" + KvorumApi.PARAM_TTL + "=" + ttl.toMillis() + "ms";
-    return call("PUT", entity(key, consistency, extra), value, RetryingSender.Repeat.SAFE)
+    return keyCall("PUT", key, consistency, extra, value, RetryingSender.Repeat.SAFE)
         .thenApply(response -> etagIfAny(expect(response, 201)));
   }
 
@@ -235,7 +282,7 @@ public final class KvorumClient implements AutoCloseable {
    * node of kvorum 0.1.0, which answers none.
    */
   public CompletableFuture<String> deleteAsync(byte[] key, Consistency consistency) {
-    return call("DELETE", entity(key, consistency, ""), null, RetryingSender.Repeat.SAFE)
+    return keyCall("DELETE", key, consistency, "", null, RetryingSender.Repeat.SAFE)
         .thenApply(response -> etagIfAny(expect(response, 202)));
   }
 
@@ -309,6 +356,78 @@ public final class KvorumClient implements AutoCloseable {
     }
   }
 
+  // ---- batches --------------------------------------------------------------------------------
+
+  /**
+   * Runs {@code items} (unconditional gets, puts and deletes, each key at most once) with {@code
+   * POST /v0/batch}: in requests of at most 100 items and about 12 MiB, sent one after another; one
+   * result per item, in their order, each what that item alone would have answered. Not atomic:
+   * each item succeeds or fails on its own, and a failed item ({@link BatchItemResult#failure()})
+   * is not retried; whether a retry is worth it is its exception's. A request that fails as a whole
+   * (refused, or no node answered) fails the call, though earlier requests may have run.
+   */
+  public CompletableFuture<List<BatchItemResult>> batchAsync(
+      List<BatchItem> items, Consistency consistency) {
+    String target = KvorumApi.PATH_BATCH + consistency.query().replaceFirst("^&", "?");
+    CompletableFuture<List<BatchItemResult>> all =
+        CompletableFuture.completedFuture(new ArrayList<>(items.size()));
+    for (List<BatchItem> request : Batches.split(items)) {
+      all =
+          all.thenCompose(
+              done ->
+                  call(
+                          "POST",
+                          target,
+                          Batches.body(request),
+                          RetryingSender.Repeat.SAFE,
+                          "Content-Type",
+                          KvorumApi.JSON)
+                      .thenApply(
+                          response -> {
+                            done.addAll(Batches.results(request, expect(response, 200).body()));
+                            return done;
+                          }));
+    }
+    return all;
+  }
+
+  public List<BatchItemResult> batch(List<BatchItem> items, Consistency consistency) {
+    return join(batchAsync(items, consistency));
+  }
+
+  /** Reads {@code keys} in batches; one result per key, in order (see {@link #batchAsync}). */
+  public List<BatchItemResult> getAll(List<String> keys, Consistency consistency) {
+    return batch(keys.stream().map(BatchItem::get).toList(), consistency);
+  }
+
+  public List<BatchItemResult> getAll(List<String> keys) {
+    return getAll(keys, Consistency.DEFAULT);
+  }
+
+  /**
+   * Stores {@code values} (in their map's iteration order) in batches, each living {@code ttl}
+   * (null for ever); one result per key, in order (see {@link #batchAsync}).
+   */
+  public List<BatchItemResult> putAll(
+      Map<String, byte[]> values, Consistency consistency, Duration ttl) {
+    List<BatchItem> items = new ArrayList<>(values.size());
+    values.forEach((key, value) -> items.add(BatchItem.put(key, value, ttl)));
+    return batch(items, consistency);
+  }
+
+  public List<BatchItemResult> putAll(Map<String, byte[]> values) {
+    return putAll(values, Consistency.DEFAULT, null);
+  }
+
+  /** Deletes {@code keys} in batches; one result per key, in order (see {@link #batchAsync}). */
+  public List<BatchItemResult> deleteAll(List<String> keys, Consistency consistency) {
+    return batch(keys.stream().map(BatchItem::delete).toList(), consistency);
+  }
+
+  public List<BatchItemResult> deleteAll(List<String> keys) {
+    return deleteAll(keys, Consistency.DEFAULT);
+  }
+
   // ---- ranges ---------------------------------------------------------------------------------
 
   /**
@@ -316,6 +435,18 @@ public final class KvorumClient implements AutoCloseable {
    * NDJSON, reading as the caller iterates (memory stays flat). Close the reader when done with it.
    */
   public RangeReader range(byte[] start, byte[] end) {
+    return range(start, end, 0);
+  }
+
+  /**
+   * As {@link #range(byte[], byte[])}, at most {@code limit} entries (0: no limit): the first ones
+   * from {@code start}. The next page starts at the last entry's {@link RangeEntry#nextStart()}; a
+   * page shorter than {@code limit} is the last.
+   */
+  public RangeReader range(byte[] start, byte[] end, int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit must not be negative, got " + limit);
+    }
     StringBuilder target =
         new StringBuilder(KvorumApi.PATH_ENTITIES)
             .append('?')
@@ -325,7 +456,44 @@ public final class KvorumClient implements AutoCloseable {
     if (end != null) {
       target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
     }
+    if (limit > 0) {
+      target.append('&').append(KvorumApi.PARAM_LIMIT).append('=').append(limit);
+    }
     return RangeReader.open(http, endpoints, settings, target.toString());
+  }
+
+  // ---- change feeds ---------------------------------------------------------------------------
+
+  /**
+   * Follows the changes of keys with {@code start <= key < end} (no upper bound if {@code end} is
+   * null) from {@code since} (a cursor from an event or a range read's {@code Kvorum-Cursor}; null:
+   * from now), handing each event to {@code listener} on the watch's own thread, in order. The
+   * watch resumes by itself from its last cursor when a node fails or cuts it off; close it when
+   * done. Delivery is at least once: keep the newest version of each key.
+   */
+  public ChangeWatch watch(byte[] start, byte[] end, String since, Consumer<ChangeEvent> listener) {
+    StringBuilder target =
+        new StringBuilder(KvorumApi.PATH_CHANGES)
+            .append('?')
+            .append(KvorumApi.PARAM_START)
+            .append('=')
+            .append(Urls.encode(start));
+    if (end != null) {
+      target.append('&').append(KvorumApi.PARAM_END).append('=').append(Urls.encode(end));
+    }
+    return watched(
+        new ChangeWatch(http, endpoints, settings, target.toString(), since, listener, timers));
+  }
+
+  /** Follows the changes of one key, as {@link #watch(byte[], byte[], String, Consumer)} does. */
+  public ChangeWatch watchKey(byte[] key, String since, Consumer<ChangeEvent> listener) {
+    String target = KvorumApi.PATH_CHANGES + "?" + KvorumApi.PARAM_ID + "=" + Urls.encode(key);
+    return watched(new ChangeWatch(http, endpoints, settings, target, since, listener, timers));
+  }
+
+  private ChangeWatch watched(ChangeWatch watch) {
+    watches.add(watch);
+    return watch;
   }
 
   /** Reads a whole range into memory; for small ranges. */
@@ -353,6 +521,25 @@ public final class KvorumClient implements AutoCloseable {
     }
   }
 
+  /** A GET of {@code target} to the first seed, once, its body left to read. */
+  private HttpResponse<InputStream> stream(String target) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(settings.seeds().get(0).resolve(target))
+            .timeout(settings.attemptTimeout())
+            .GET();
+    if (settings.authorization() != null) {
+      request.header(KvorumApi.AUTHORIZATION, settings.authorization());
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(new java.io.InterruptedIOException("interrupted"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(request.build().uri() + " failed: " + e, e);
+    }
+  }
+
   /**
    * Sends any request once, with this client's token if it has one and its per-attempt timeout; for
    * what the typed methods do not cover.
@@ -375,16 +562,43 @@ public final class KvorumClient implements AutoCloseable {
 
   private CompletableFuture<HttpResponse<byte[]>> call(
       String method, String target, byte[] body, RetryingSender.Repeat repeat, String... headers) {
-    discoverIfDue();
-    return sender.send(
+    return dispatch(
         new RetryingSender.Call(method, target, body, headers, repeat, settings.deadline()));
+  }
+
+  /** A request about {@code key} alone: with routing on, sent to one of its replicas. */
+  private CompletableFuture<HttpResponse<byte[]>> keyCall(
+      String method,
+      byte[] key,
+      Consistency consistency,
+      String extra,
+      byte[] body,
+      RetryingSender.Repeat repeat,
+      String... headers) {
+    return dispatch(
+        new RetryingSender.Call(
+            method,
+            entity(key, consistency, extra),
+            body,
+            headers,
+            repeat,
+            settings.deadline(),
+            key,
+            consistency.from()));
+  }
+
+  private CompletableFuture<HttpResponse<byte[]>> dispatch(RetryingSender.Call call) {
+    discovery.ifDue();
+    return sender.send(call);
   }
 
   private CompletableFuture<ConditionalResult> conditional(
       String method, byte[] key, byte[] value, int success, String header, String tag) {
-    return call(
+    return keyCall(
             method,
-            entity(key, Consistency.DEFAULT, ""),
+            key,
+            Consistency.DEFAULT,
+            "",
             value,
             RetryingSender.Repeat.NEVER_AFTER_SENDING,
             header,
@@ -394,38 +608,6 @@ public final class KvorumClient implements AutoCloseable {
                 response.statusCode() == 412
                     ? ConditionalResult.refused(response.headers().firstValue(KvorumApi.ETAG))
                     : ConditionalResult.written(etag(expect(response, success))));
-  }
-
-  /**
-   * Learns the cluster's members from {@code /v0/cluster} now and then, in the background; a failed
-   * attempt changes nothing (the seeds remain).
-   */
-  private void discoverIfDue() {
-    long now = System.nanoTime();
-    long last = discoveredAt;
-    if (!settings.discovery() || now - last < DISCOVERY_INTERVAL.toNanos()) {
-      return;
-    }
-    discoveredAt = now;
-    URI node = endpoints.next();
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(node.resolve(KvorumApi.PATH_CLUSTER))
-            .timeout(settings.attemptTimeout());
-    if (settings.authorization() != null) {
-      request.header(KvorumApi.AUTHORIZATION, settings.authorization());
-    }
-    exchanges.execute(
-        () -> {
-          try {
-            HttpResponse<byte[]> response =
-                http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 200) {
-              endpoints.learn(node, Json.object(response.body()));
-            }
-          } catch (IOException | InterruptedException e) {
-            // no view from that node this time: keep what we have
-          }
-        });
   }
 
   private static String etagIfAny(HttpResponse<byte[]> response) {
@@ -492,6 +674,11 @@ public final class KvorumClient implements AutoCloseable {
 
   @Override
   public void close() {
+    List<ChangeWatch> open;
+    synchronized (watches) {
+      open = List.copyOf(watches);
+    }
+    open.forEach(ChangeWatch::close);
     // Calls still in flight fail now (the exchanges are aborted) or by their deadline (the timers
     // already set still run); the JDK client's close() would wait for them otherwise.
     http.shutdownNow();

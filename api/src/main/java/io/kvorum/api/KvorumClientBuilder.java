@@ -10,7 +10,8 @@ import javax.net.ssl.SSLContext;
 /**
  * Builds a {@link KvorumClient}. At least one seed; everything else has a default: plain HTTP, no
  * token, a 10 s deadline per call, 3 s per attempt, up to 5 attempts with a back-off from 50 ms to
- * 2 s, 64 requests in flight (so at most 64 connections), discovery of the other members on.
+ * 2 s, 64 requests in flight (so at most 64 connections), discovery of the other members and
+ * routing by placement on, no zone.
  */
 public final class KvorumClientBuilder {
   private final List<String> seeds = new ArrayList<>();
@@ -24,6 +25,8 @@ public final class KvorumClientBuilder {
   private Duration downFor = Duration.ofSeconds(5);
   private int maxInFlight = 64;
   private boolean discovery = true;
+  private boolean routing = true;
+  private String zone;
 
   KvorumClientBuilder() {}
 
@@ -121,6 +124,32 @@ public final class KvorumClientBuilder {
     return this;
   }
 
+  /**
+   * Whether to send each request about one key to one of its replicas (on by default): the client
+   * computes a key's replicas from the members, zones and placement that {@code /v0/cluster}
+   * states, with the nodes' own code, so the node that coordinates the request holds a copy and one
+   * network hop is saved. It needs {@linkplain #discovery discovery}; it routes only once it
+   * learned a placement it computes (never against a node that states none or another), and any
+   * failure of a replica sends the request on to another node as without routing. Off: every
+   * request goes to the next node in turn.
+   */
+  public KvorumClientBuilder routing(boolean on) {
+    this.routing = on;
+    return this;
+  }
+
+  /**
+   * The client's zone (as the nodes' {@code --zone}, e.g. {@code us-east-1a}): with routing, a
+   * request goes to a replica in this zone when one is up, else to the first one up in another.
+   */
+  public KvorumClientBuilder zone(String zone) {
+    if (zone == null || zone.isBlank()) {
+      throw new IllegalArgumentException("a zone must not be empty");
+    }
+    this.zone = zone.strip();
+    return this;
+  }
+
   public KvorumClient build() {
     if (seeds.isEmpty()) {
       throw new IllegalArgumentException("a client needs at least one seed node");
@@ -139,7 +168,9 @@ public final class KvorumClientBuilder {
             maxBackOff,
             downFor,
             maxInFlight,
-            discovery));
+            discovery,
+            routing,
+            zone));
   }
 
   static String bearer(String token) {

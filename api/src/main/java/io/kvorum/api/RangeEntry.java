@@ -15,6 +15,15 @@ public record RangeEntry(byte[] key, byte[] value, String etag) {
     this(key, value, null);
   }
 
+  /**
+   * Where the next page of a range read with a {@code limit} starts: the smallest key after this
+   * entry's, its bytes followed by a zero byte (ranges are in key byte order, {@code start}
+   * inclusive).
+   */
+  public byte[] nextStart() {
+    return Arrays.copyOf(key, key.length + 1);
+  }
+
   public String keyUtf8() {
     return new String(key, StandardCharsets.UTF_8);
   }

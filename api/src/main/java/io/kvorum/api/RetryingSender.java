@@ -28,12 +28,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sends a request to the cluster within its deadline: to the next node in turn, and again to
- * another after a connection failure or a {@code 503}, after a jittered exponential back-off that
- * waits at least what {@code Retry-After} asks. Only requests safe to repeat are sent again after
- * an answer that leaves their effect unknown (a timeout, a connection lost after sending, a 503); a
- * conditional write is sent again only when it never left this client (the connection was refused).
- * Any other answer, an error status too, is the caller's.
+ * Sends a request to the cluster within its deadline: to the node its {@link Router} names (a
+ * replica of its key) or else the next node in turn, and again to another after a connection
+ * failure or a {@code 503}, after a jittered exponential back-off that waits at least what {@code
+ * Retry-After} asks. Only requests safe to repeat are sent again after an answer that leaves their
+ * effect unknown (a timeout, a connection lost after sending, a 503); a conditional write is sent
+ * again only when it never left this client (the connection was refused). Any other answer, an
+ * error status too, is the caller's.
  */
 final class RetryingSender {
   /** Whether a request may be sent again after an answer that leaves its effect unknown. */
@@ -42,14 +43,40 @@ final class RetryingSender {
     NEVER_AFTER_SENDING
   }
 
-  /** A request to send to whichever node: its method, path and query, body and headers. */
+  /** Which node a key's request should go to, or null for any (the next in turn). */
+  interface Router {
+    /**
+     * @param from the request's {@code from}, or null for the cluster's default
+     * @param tried the node the call's previous attempt went to, not to be chosen again; null on a
+     *     first attempt
+     */
+    URI route(byte[] key, Integer from, URI tried);
+  }
+
+  /**
+   * A request to send: its method, path and query, body and headers; and, for a request about one
+   * key, that key and its {@code from} (null: the cluster's default), for the {@link Router}.
+   */
   record Call(
       String method,
       String target,
       byte[] body,
       String[] headers,
       Repeat repeat,
-      Duration deadline) {
+      Duration deadline,
+      byte[] key,
+      Integer from) {
+    /** A request about no key in particular: it goes to the next node in turn. */
+    Call(
+        String method,
+        String target,
+        byte[] body,
+        String[] headers,
+        Repeat repeat,
+        Duration deadline) {
+      this(method, target, body, headers, repeat, deadline, null, null);
+    }
+
     HttpRequest request(URI node, Duration timeout, String authorization) {
       HttpRequest.Builder builder =
           HttpRequest.newBuilder(node.resolve(target))
@@ -75,8 +102,11 @@ final class RetryingSender {
   private final ClientSettings settings;
   private final ScheduledExecutorService timers;
   private final ExecutorService exchanges;
+  private final Router router;
 
   /**
+   * @param router where a request about one key goes, first and after a failure (elsewhere than the
+   *     node that failed); the next node in turn when it names none
    * @param timers runs deadlines, attempt timeouts and back-offs; its tasks are short and never
    *     block
    * @param exchanges runs each exchange's blocking send, a virtual thread each
@@ -87,13 +117,15 @@ final class RetryingSender {
       ConcurrencyLimit limit,
       ClientSettings settings,
       ScheduledExecutorService timers,
-      ExecutorService exchanges) {
+      ExecutorService exchanges,
+      Router router) {
     this.http = http;
     this.endpoints = endpoints;
     this.limit = limit;
     this.settings = settings;
     this.timers = timers;
     this.exchanges = exchanges;
+    this.router = router;
   }
 
   /**
@@ -136,6 +168,8 @@ final class RetryingSender {
     final long deadline;
     final CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
     private volatile Future<?> pending;
+    // The node the latest attempt went to: a retry is routed elsewhere.
+    private volatile URI tried;
 
     Flight(Call call, long deadline) {
       this.call = call;
@@ -187,7 +221,8 @@ final class RetryingSender {
       release.run();
       return;
     }
-    URI node = endpoints.next();
+    URI node = node(flight.call, flight.tried);
+    flight.tried = node;
     boolean cutShort = left < settings.attemptTimeout().toNanos();
     Duration timeout = Duration.ofNanos(cutShort ? left : settings.attemptTimeout().toNanos());
     CompletableFuture<HttpResponse<byte[]>> sent;
@@ -217,6 +252,15 @@ final class RetryingSender {
           }
           next(flight, attempt, new Outcome(node, response, cause, cutShort));
         });
+  }
+
+  /**
+   * Where {@code call} goes: where the router says (not {@code tried}, the node of its previous
+   * attempt), else the next node in turn.
+   */
+  private URI node(Call call, URI tried) {
+    URI routed = call.key() == null ? null : router.route(call.key(), call.from(), tried);
+    return routed != null ? routed : endpoints.next();
   }
 
   /**

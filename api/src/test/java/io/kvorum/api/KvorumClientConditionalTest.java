@@ -30,6 +30,7 @@ class KvorumClientConditionalTest {
   private KvorumClient client;
   private byte[] value;
   private long version;
+  private final List<String> queries = new ArrayList<>();
 
   @BeforeEach
   void start() throws IOException {
@@ -48,6 +49,7 @@ class KvorumClientConditionalTest {
 
   private synchronized void serve(HttpExchange exchange) throws IOException {
     byte[] body = exchange.getRequestBody().readAllBytes();
+    queries.add(exchange.getRequestURI().getRawQuery());
     String ifMatch = exchange.getRequestHeaders().getFirst(KvorumApi.IF_MATCH);
     String ifNoneMatch = exchange.getRequestHeaders().getFirst(KvorumApi.IF_NONE_MATCH);
     String current = value == null ? null : "\"" + version + ".0\"";
@@ -74,6 +76,22 @@ class KvorumClientConditionalTest {
       exchange.sendResponseHeaders(method.equals("PUT") ? 201 : 202, -1);
     }
     exchange.close();
+  }
+
+  /** A linearizable read is a GET that says so ({@code consistency=linearizable}). */
+  @Test
+  void aLinearizableReadAsksForItAndReadsTheValueWithItsTag() {
+    assertThat(client.getLinearizable(KEY)).isEmpty();
+    String etag = client.putIfAbsent(KEY, "one".getBytes(UTF_8)).etag().orElseThrow();
+
+    assertThat(client.getLinearizable(KEY))
+        .hasValueSatisfying(
+            v -> {
+              assertThat(v.value()).isEqualTo("one".getBytes(UTF_8));
+              assertThat(v.etag()).isEqualTo(etag);
+            });
+    assertThat(queries.get(0)).isEqualTo("id=counter&consistency=linearizable");
+    assertThat(queries.get(1)).doesNotContain("consistency");
   }
 
   @Test

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -154,6 +155,14 @@ public final class BenchCommand implements Callable<Integer> {
       names = "--connections",
       description = "HTTP connections of the generator (default: ${DEFAULT-VALUE}).")
   int connections = 128;
+
+  @Option(
+      names = "--routing",
+      description =
+          "Send each put, get and mixed request to a node that holds its key's first replica, as"
+              + " the placement-aware client does (the builtin generator only; default: off,"
+              + " request i to node i mod nodes).")
+  boolean routing;
 
   @Option(
       names = "--generator",
@@ -334,6 +343,10 @@ public final class BenchCommand implements Callable<Integer> {
           throw new CommandLine.ParameterException(
               cli, "--generator: builtin or wrk2, not " + generatorKind);
     }
+    if (routing && wrk2 != null) {
+      throw new CommandLine.ParameterException(
+          cli, "--routing needs the builtin generator: wrk2 sends request i to node i mod nodes");
+    }
     if (holdRate != null && !holdRates.isEmpty()) {
       throw new CommandLine.ParameterException(
           cli, "--hold-rate and --hold-rates: give one (--hold-rate N is --hold-rates N)");
@@ -362,7 +375,7 @@ public final class BenchCommand implements Callable<Integer> {
     String load =
         wrk2 != null
             ? Wrk2Generator.describe(wrk2, connections, nodes)
-            : OpenLoopGenerator.describe(connections, nodes);
+            : OpenLoopGenerator.describe(connections, nodes, routing);
     String runs =
         plan.holds()
             ? String.format(
@@ -467,7 +480,11 @@ public final class BenchCommand implements Callable<Integer> {
       throws IOException {
     return wrk2 != null
         ? Wrk2Generator.create(wrk2, dir, workload, targets, connections)
-        : new OpenLoopGenerator(targets, workload, connections);
+        : new OpenLoopGenerator(
+            targets,
+            workload,
+            connections,
+            routing ? IntStream.range(0, nodes).mapToObj(i -> "node-" + i).toList() : null);
   }
 
   /** The idle and warm-up phases' plan, once {@link #validate} has run. */

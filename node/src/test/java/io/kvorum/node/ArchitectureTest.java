@@ -69,7 +69,8 @@ class ArchitectureTest {
           "consensus",
           "quorum",
           "membership",
-          "antientropy"
+          "antientropy",
+          "changes"
         }) {
       check(
           noClasses()
@@ -102,6 +103,7 @@ class ArchitectureTest {
                 NODE + ".membership..",
                 NODE + ".clock..",
                 NODE + ".quorum..",
+                NODE + ".changes..",
                 NODE + ".coordinator..")
             .as("the transport carries messages; each protocol owns its own"));
   }
@@ -117,7 +119,8 @@ class ArchitectureTest {
           "consensus.round",
           "quorum",
           "membership",
-          "antientropy"
+          "antientropy",
+          "changes"
         }) {
       check(
           noClasses()
@@ -280,7 +283,8 @@ class ArchitectureTest {
                 NODE + ".cli.admin..",
                 NODE + ".cli.data..",
                 NODE + ".cli.client..",
-                NODE + ".cli.load..")
+                NODE + ".cli.load..",
+                NODE + ".cli.backup..")
             .should()
             .dependOnClassesThat()
             .belongToAnyOf(

@@ -11,8 +11,11 @@ import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
 import io.kvorum.api.RangeReader;
+import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.ProcessCluster;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
@@ -29,6 +32,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Clusters of real node processes talking gRPC, killed and restarted for real: what only a real
@@ -190,6 +194,42 @@ class ClusterProcessIT {
     }
   }
 
+  /**
+   * On one host the nodes differ by port only: {@code status} lists each one's HTTP address, and
+   * {@code snapshot} as written takes one on every node (not on the first three times).
+   */
+  private void operatorCommandsReachEveryNodeOfTheLocalCluster(int http) {
+    String port = String.valueOf(http);
+    Awaitility.await("every node's HTTP address in the status")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(cli("status", "--port", port).out())
+                    .contains(
+                        "127.0.0.1:" + http, "127.0.0.1:" + (http + 1), "127.0.0.1:" + (http + 2)));
+
+    CliRun snapshot = cli("snapshot", "--port", port, "--name", "local-1");
+
+    assertThat(snapshot.exit()).as(snapshot.err()).isZero();
+    assertThat(snapshot.err()).contains("taken on all 3 members");
+    for (int i = 0; i < 3; i++) {
+      assertThat(work.resolve("data").resolve("node-" + i).resolve("snapshots").resolve("local-1"))
+          .isDirectory();
+    }
+  }
+
+  private record CliRun(int exit, String out, String err) {}
+
+  private static CliRun cli(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine command = KvorumNode.commandLine();
+    command.setOut(new PrintWriter(out, true));
+    command.setErr(new PrintWriter(err, true));
+    int exit = command.execute(args);
+    return new CliRun(exit, out.toString(), err.toString());
+  }
+
   private static long hintsPendingFor(KvorumClient kv, String node) throws Exception {
     byte[] body =
         kv.send(HttpRequest.newBuilder(URI.create(kv.baseUri() + KvorumApi.PATH_CLUSTER)).GET())
@@ -237,6 +277,7 @@ class ClusterProcessIT {
         assertThat(third.getUtf8("local")).hasValue("cluster");
       }
       assertThat(Files.isDirectory(work.resolve("data").resolve("node-2"))).isTrue();
+      operatorCommandsReachEveryNodeOfTheLocalCluster(http);
       assertThat(launcher.terminate()).isZero();
       assertThat(launcher.stdout()).contains("[node-0]", "node node-2 stopped");
       try (KvorumClient gone = KvorumClient.connect("127.0.0.1", http)) {

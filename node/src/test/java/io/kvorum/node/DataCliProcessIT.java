@@ -70,6 +70,13 @@ class DataCliProcessIT {
     Run absent = cli(env, new byte[0], with(address, "get", "cli/none"));
     assertThat(absent.exit()).isEqualTo(3);
     assertThat(absent.stderr()).contains("cli/none: absent");
+    assertThat(cli(env, new byte[0], with(address, "get", "cli/a", "--linearizable")).out())
+        .isEqualTo("one");
+    assertThat(cli(env, new byte[0], with(address, "get", "cli/none", "--linearizable")).exit())
+        .isEqualTo(3);
+    Run both = cli(env, new byte[0], with(address, "get", "cli/a", "--linearizable", "--ack", "1"));
+    assertThat(both.exit()).isEqualTo(2);
+    assertThat(both.stderr()).contains("--linearizable takes no --ack or --from");
 
     Run keys = cli(env, new byte[0], with(address, "scan", "cli/", "cli0"));
     assertThat(keys.exit()).as(keys.stderr()).isZero();

@@ -93,7 +93,9 @@ class DiskFullProcessIT {
       }
       assertThat(refusal).as("a write refused within 200 MiB on a 64 MiB disk").isNotNull();
       assertFullDisk(refusal, "the first refused PUT");
-      assertThat(acknowledged).hasSizeGreaterThan(10);
+      // About 24 MiB free holds each 1 MiB value twice (its record and its change, SPEC §12) with
+      // the log beside them: some 7 writes before the refusal.
+      assertThat(acknowledged).hasSizeGreaterThan(4);
 
       for (String key : List.of("fill-0", "fill-1", "fill-2")) {
         assertFullDisk(send(kv, "DELETE", key, null), "DELETE " + key);

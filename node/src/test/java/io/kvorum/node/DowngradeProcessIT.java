@@ -63,11 +63,12 @@ class DowngradeProcessIT {
       cluster.jar(0, previous);
       NodeProcess refused = cluster.relaunch(0);
       assertThat(refused.awaitExit()).as("0.1.0's exit on the upgraded directory").isEqualTo(2);
+      // The column families 0.1.0 lacks: paxos, and changes (SPEC §12) since 0.2.0.
       assertThat(refused.stdout() + refused.stderr())
           .contains(
               "kvorum-node: --data-dir '"
                   + work.resolve("node-0")
-                  + "': cannot open the database: Column families not opened: paxos");
+                  + "': cannot open the database: Column families not opened: changes, paxos");
 
       // The downgrade: every node stopped, its db replaced by the backup, started on 0.1.0.
       for (int i = 1; i < NODES; i++) {

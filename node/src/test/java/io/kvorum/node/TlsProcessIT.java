@@ -263,7 +263,7 @@ class TlsProcessIT {
 
   private static int grpcPortOf(NodeProcess node) {
     Matcher port =
-        Pattern.compile("inter-node gRPC listening on port (\\d+) \\(mutual TLS\\)")
+        Pattern.compile("inter-node gRPC listening on .+?:(\\d+) \\(mutual TLS\\)")
             .matcher(node.stdout());
     assertThat(port.find()).as("node-0 serves gRPC with mutual TLS").isTrue();
     return Integer.parseInt(port.group(1));

@@ -13,13 +13,22 @@ public final class OpenLoopGenerator implements LoadGenerator {
   private final OpenLoopClient client;
   private final Workload workload;
   private final int connections;
+  private final List<String> routed;
   private final Map<String, RequestSource> sources = new HashMap<>();
 
-  /** Sends over {@code connections} connections spread over {@code targets}. */
-  public OpenLoopGenerator(List<InetSocketAddress> targets, Workload workload, int connections) {
+  /**
+   * Sends over {@code connections} connections spread over {@code targets}.
+   *
+   * @param routed the targets' node ids, in their order, to send each key's request to a node that
+   *     holds it ({@link Workload#source(String, List)}); null to send request i to target i mod
+   *     targets whatever its key
+   */
+  public OpenLoopGenerator(
+      List<InetSocketAddress> targets, Workload workload, int connections, List<String> routed) {
     this.client = new OpenLoopClient(targets);
     this.workload = workload;
     this.connections = connections;
+    this.routed = routed;
   }
 
   @Override
@@ -33,20 +42,24 @@ public final class OpenLoopGenerator implements LoadGenerator {
   }
 
   /** For the report: how this generator sends the load. */
-  public static String describe(int connections, int targets) {
+  public static String describe(int connections, int targets, boolean routed) {
     return String.format(
         Locale.ROOT,
         "the runner's open-loop generator (one Netty event loop in the runner's JVM, %d"
-            + " connections over %d node(s), request i to node i mod %d; latency from each"
+            + " connections over %d node(s), request i to node i mod %d%s; latency from each"
             + " request's due time)",
         connections,
         targets,
-        targets);
+        targets,
+        routed
+            ? ", routed: its key drawn among those whose first replica that node is, as the"
+                + " placement-aware client sends it"
+            : "");
   }
 
   /** One source per phase for the whole run, so each step continues its random sequence. */
   private RequestSource source(String phase) {
-    return sources.computeIfAbsent(phase, workload::source);
+    return sources.computeIfAbsent(phase, p -> workload.source(p, routed));
   }
 
   @Override

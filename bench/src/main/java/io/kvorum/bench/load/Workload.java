@@ -1,8 +1,11 @@
 package io.kvorum.bench.load;
 
+import io.kvorum.api.placement.RendezvousRanking;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntFunction;
 
 /**
  * The requests of kvorum's benchmark phases over a key space {@code k0000000000}… of {@code keys}
@@ -46,22 +49,74 @@ public record Workload(
 
   /**
    * The requests of one of the {@link #PHASES}, each source with its own random sequence; keys are
-   * drawn uniformly from the key space (all of them exist for reads after the preload).
+   * drawn uniformly from the key space (all of them exist for reads after the preload). With {@code
+   * routed} (the node ids, the load's targets in their order) each {@code put}, {@code get} and
+   * {@code mixed} request goes to a node that holds its key, as the placement-aware client sends
+   * it: its key is drawn uniformly among the keys whose first replica is the node of the connection
+   * it leaves on (connection {@code c} goes to target {@code c mod targets}). Over all requests the
+   * keys stay uniform but for the nodes' shares of the keys, within a percent of each other.
+   *
+   * @param routed null to draw every key from the whole key space
    */
-  public RequestSource source(String phase) {
+  public RequestSource source(String phase, List<String> routed) {
     Requests requests = new Requests(this);
+    KeyPicker picker = routed == null ? (random, c) -> random.nextLong(keys) : byReplica(routed);
     return switch (phase) {
-      case "put" -> seq -> requests.put(requests.random.nextLong(keys));
-      case "get" -> seq -> requests.get(requests.random.nextLong(keys));
+      case "put" -> byConnection(conn -> requests.put(picker.pick(requests.random, conn)));
+      case "get" -> byConnection(conn -> requests.get(picker.pick(requests.random, conn)));
       case "mixed" ->
-          seq ->
-              requests.random.nextInt(100) < readPercent
-                  ? requests.get(requests.random.nextLong(keys))
-                  : requests.put(requests.random.nextLong(keys));
+          byConnection(
+              conn ->
+                  requests.random.nextInt(100) < readPercent
+                      ? requests.get(picker.pick(requests.random, conn))
+                      : requests.put(picker.pick(requests.random, conn)));
       case "range" ->
           seq -> requests.range(requests.random.nextLong(Math.max(1, keys - rangeSpan)));
       case "empty" -> seq -> requests.empty;
       default -> throw new IllegalArgumentException("not a load phase: " + phase);
+    };
+  }
+
+  /** Draws the key of a request leaving on connection {@code connection}. */
+  @FunctionalInterface
+  private interface KeyPicker {
+    long pick(SplittableRandom random, int connection);
+  }
+
+  /** A source whose request depends on the connection it leaves on alone. */
+  private static RequestSource byConnection(IntFunction<Request> request) {
+    return new RequestSource() {
+      @Override
+      public Request next(long sequence) {
+        return request.apply(0);
+      }
+
+      @Override
+      public Request next(long sequence, int connection) {
+        return request.apply(connection);
+      }
+    };
+  }
+
+  /**
+   * Keys by the target that holds their first replica, computed once by the nodes' placement code
+   * ({@link RendezvousRanking}, the client's too).
+   */
+  private KeyPicker byReplica(List<String> nodes) {
+    RendezvousRanking ranking = RendezvousRanking.of(nodes);
+    List<List<Long>> held = new ArrayList<>();
+    nodes.forEach(node -> held.add(new ArrayList<>()));
+    for (long i = 0; i < keys; i++) {
+      String first = ranking.node(ranking.replicas(key(i).getBytes(StandardCharsets.UTF_8), 1)[0]);
+      held.get(nodes.indexOf(first)).add(i);
+    }
+    long[][] byTarget =
+        held.stream()
+            .map(list -> list.stream().mapToLong(Long::longValue).toArray())
+            .toArray(long[][]::new);
+    return (random, connection) -> {
+      long[] mine = byTarget[connection % byTarget.length];
+      return mine[random.nextInt(mine.length)];
     };
   }
 

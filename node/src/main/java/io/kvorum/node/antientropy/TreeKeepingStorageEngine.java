@@ -43,6 +43,13 @@ public final class TreeKeepingStorageEngine extends ForwardingStorageEngine {
         .thenRun(() -> entries.forEach(entry -> offer(entry.key(), entry.record())));
   }
 
+  @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return delegate
+        .putAllStreamed(entries)
+        .thenRun(() -> entries.forEach(entry -> offer(entry.key(), entry.record())));
+  }
+
   /**
    * Feeds {@code next} from now on: the trees rebuilt for a new membership (anti-entropy fills them
    * with what storage holds).

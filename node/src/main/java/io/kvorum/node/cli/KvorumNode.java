@@ -5,11 +5,15 @@ import io.kvorum.node.cli.admin.RemoveCommand;
 import io.kvorum.node.cli.admin.RepairCommand;
 import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
+import io.kvorum.node.cli.backup.BackupCommand;
+import io.kvorum.node.cli.backup.RestoreCommand;
 import io.kvorum.node.cli.client.ExitCodes;
+import io.kvorum.node.cli.data.BatchCommand;
 import io.kvorum.node.cli.data.DeleteCommand;
 import io.kvorum.node.cli.data.GetCommand;
 import io.kvorum.node.cli.data.PutCommand;
 import io.kvorum.node.cli.data.ScanCommand;
+import io.kvorum.node.cli.data.WatchCommand;
 import io.kvorum.node.cli.load.LoadCommand;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.LogFormat;
@@ -46,12 +50,16 @@ import sun.misc.Signal;
       RepairCommand.class,
       SnapshotCommand.class,
       LoadCommand.class,
+      BackupCommand.class,
+      RestoreCommand.class,
       NodeZoneCommand.class,
       HealthCheckCommand.class,
       GetCommand.class,
       PutCommand.class,
       DeleteCommand.class,
-      ScanCommand.class
+      ScanCommand.class,
+      BatchCommand.class,
+      WatchCommand.class
     },
     description = {
       "",

@@ -49,6 +49,25 @@ final class NetworkOptions {
   String grpcPort;
 
   @Option(
+      names = "--grpc-host",
+      defaultValue = "${env:KVORUM_GRPC_HOST}",
+      paramLabel = "ADDRESS",
+      description =
+          "Address the inter-node service binds; outgoing inter-node connections leave from it"
+              + " too. Default: every interface, and the address the system picks.")
+  String grpcHost;
+
+  @Option(
+      names = "--advertise-http-address",
+      defaultValue = "${env:KVORUM_ADVERTISE_HTTP_ADDRESS}",
+      paramLabel = "HOST:PORT",
+      description =
+          "Where clients and operator tools reach this node's HTTP API; members tell each other"
+              + " and /v0/cluster lists it. Default: --http-host and the HTTP port, the host"
+              + " other members dial this node at when --http-host is every interface.")
+  String advertiseHttpAddress;
+
+  @Option(
       names = "--peers",
       defaultValue = "${env:KVORUM_PEERS}",
       paramLabel = "ID=HOST:PORT,...",
@@ -136,7 +155,12 @@ final class NetworkOptions {
         text("--http-host", httpHost),
         port("--http-port", httpPort, true),
         io == 0 ? cores : io,
-        duration("--idle-timeout", idleTimeout));
+        duration("--idle-timeout", idleTimeout),
+        hostPort("--advertise-http-address", advertiseHttpAddress, "10.0.0.1:8080"));
+  }
+
+  Optional<String> grpcHost() {
+    return grpcHost == null || grpcHost.isBlank() ? Optional.empty() : Optional.of(grpcHost.trim());
   }
 
   NodeConfig.Membership membership() {
@@ -161,19 +185,24 @@ final class NetworkOptions {
   }
 
   private Optional<NodeConfig.Address> joinAddress() {
-    if (join == null || join.isBlank()) {
+    return hostPort("--join", join, "10.0.0.1:9090");
+  }
+
+  /** {@code text} as a host:port, IPv6 hosts in brackets; empty when not given. */
+  private static Optional<NodeConfig.Address> hostPort(String flag, String text, String example) {
+    if (text == null || text.isBlank()) {
       return Optional.empty();
     }
-    String value = join.trim();
+    String value = text.trim();
     int colon = value.lastIndexOf(':');
     if (colon < 1) {
-      throw new ConfigException("--join", join, "no host:port (e.g. 10.0.0.1:9090)");
+      throw new ConfigException(flag, text, "no host:port (e.g. " + example + ")");
     }
     String host = value.substring(0, colon);
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    int port = port("--join", value.substring(colon + 1), false);
+    int port = port(flag, value.substring(colon + 1), false);
     return Optional.of(new NodeConfig.Address(host, port));
   }
 

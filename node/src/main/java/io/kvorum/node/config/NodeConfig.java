@@ -17,6 +17,9 @@ import java.util.Optional;
  * @param topology the members this node was started with ({@code --peers}), this node included
  * @param http where the client API listens
  * @param grpcPort where the inter-node service listens
+ * @param grpcHost the address the inter-node service binds and outgoing inter-node connections
+ *     leave from ({@code --grpc-host}); empty for every interface, and for whatever address the
+ *     system picks
  * @param dataDir where RocksDB and the clock's state live
  * @param requestTimeout how long a coordinator waits for {@code ack} replicas
  * @param limits request size limits
@@ -36,6 +39,7 @@ public record NodeConfig(
     Topology topology,
     Http http,
     int grpcPort,
+    Optional<String> grpcHost,
     Path dataDir,
     Duration requestTimeout,
     Limits limits,
@@ -56,6 +60,7 @@ public record NodeConfig(
     Objects.requireNonNull(repair, "repair");
     Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(membership, "membership");
+    Objects.requireNonNull(grpcHost, "grpcHost");
     if (!topology.self().equals(nodeId)) {
       throw new IllegalArgumentException("topology is for " + topology.self() + ", not " + nodeId);
     }
@@ -71,13 +76,38 @@ public record NodeConfig(
    * @param port port to bind, 0 for any free port
    * @param ioThreads event-loop threads
    * @param idleTimeout idle connections are closed after this
+   * @param advertise where clients and operator tools reach this node's HTTP API ({@code
+   *     --advertise-http-address}); empty: {@link #advertised}
    */
-  public record Http(String host, int port, int ioThreads, Duration idleTimeout) {
+  public record Http(
+      String host, int port, int ioThreads, Duration idleTimeout, Optional<Address> advertise) {
     public Http {
       if (port < 0 || port > 65535 || ioThreads < 1) {
         throw new IllegalArgumentException("bad HTTP listener settings");
       }
       requirePositive(idleTimeout, "idle timeout");
+      Objects.requireNonNull(advertise, "advertise");
+    }
+
+    /** A listener that advertises the default address. */
+    public Http(String host, int port, int ioThreads, Duration idleTimeout) {
+      this(host, port, ioThreads, idleTimeout, Optional.empty());
+    }
+
+    /**
+     * The address this node advertises: {@code --advertise-http-address} if given, else the host it
+     * binds and the port it got; a node that binds every interface ({@code 0.0.0.0}, {@code ::})
+     * names the host its peers dial it at, {@code interNodeHost}.
+     */
+    public String advertised(int boundPort, String interNodeHost) {
+      return advertise
+          .orElseGet(() -> new Address(wildcard(host) ? interNodeHost : host, boundPort))
+          .toString();
+    }
+
+    private static boolean wildcard(String host) {
+      String h = host.trim();
+      return h.isEmpty() || h.equals("0.0.0.0") || h.equals("::") || h.equals("[::]");
     }
   }
 
@@ -106,6 +136,11 @@ public record NodeConfig(
    * @param sweepInterval how often the purge sweeper runs
    * @param paxosPurgeGrace how old a Paxos ballot is at least before acceptor states at or below it
    *     may be purged, and ballots that old refused
+   * @param changeRetention how long the node keeps the changes it applied for change feeds; zero
+   *     captures none
+   * @param feedStall how long a change feed's consumer may read nothing while events wait before it
+   *     is cut off; empty: the node's own (30 s). No flag sets it: tests that watch a consumer cut
+   *     off give a shorter one ({@link TestIntervals})
    */
   public record Storage(
       WalSync syncWrites,
@@ -116,7 +151,9 @@ public record NodeConfig(
       long maxDiskBytes,
       Duration tombstoneGrace,
       Duration sweepInterval,
-      Duration paxosPurgeGrace) {
+      Duration paxosPurgeGrace,
+      Duration changeRetention,
+      Optional<Duration> feedStall) {
     public Storage {
       if (threads < 1
           || queueSize < 1
@@ -129,6 +166,15 @@ public record NodeConfig(
       requirePositive(sweepInterval, "sweep interval");
       requirePositive(paxosPurgeGrace, "paxos purge grace");
       Objects.requireNonNull(tombstoneGrace, "tombstoneGrace");
+      Objects.requireNonNull(feedStall, "feedStall");
+      if (changeRetention.isNegative()) {
+        throw new IllegalArgumentException("negative change retention");
+      }
+    }
+
+    /** Whether the node logs the changes it applies and serves change feeds. */
+    public boolean capturesChanges() {
+      return !changeRetention.isZero();
     }
   }
 

@@ -54,6 +54,7 @@ public final class NodeOptions {
         topology,
         network.http(cores),
         grpc,
+        network.grpcHost(),
         storage.dataDir(id),
         requests.requestTimeout(),
         requests.limits(),

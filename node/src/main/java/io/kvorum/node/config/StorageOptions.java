@@ -102,6 +102,16 @@ final class StorageOptions {
               + " ballots older than this are refused. Default: ${DEFAULT-VALUE}.")
   String paxosPurgeGrace;
 
+  @Option(
+      names = "--change-retention",
+      defaultValue = "${env:KVORUM_CHANGE_RETENTION:-24h}",
+      paramLabel = "DURATION",
+      description =
+          "How long change feeds (GET /v0/changes) can be resumed from: every change a node"
+              + " applies is logged and kept this long; 0 captures no changes and serves no feeds."
+              + " Default: ${DEFAULT-VALUE}.")
+  String changeRetention;
+
   /** The storage threads: {@code --storage-threads}, or one per core and at least 2 for 0. */
   int threads(int cores) {
     int threads = count("--storage-threads", storageThreads, true);
@@ -123,7 +133,9 @@ final class StorageOptions {
         size("--max-disk-usage", maxDiskUsage),
         duration("--tombstone-grace", tombstoneGrace),
         duration("--sweep-interval", sweepInterval),
-        duration("--paxos-purge-grace", paxosPurgeGrace));
+        duration("--paxos-purge-grace", paxosPurgeGrace),
+        duration("--change-retention", changeRetention),
+        TestIntervals.fromSystemProperty(TestIntervals.FEED_STALL));
   }
 
   /**

@@ -26,6 +26,9 @@ public final class TestIntervals {
   /** {@link NodeConfig.Membership#gossipInterval()}. */
   public static final String GOSSIP = "kvorum.test.gossip-interval";
 
+  /** {@link NodeConfig.Storage#feedStall()}. */
+  public static final String FEED_STALL = "kvorum.test.feed-stall";
+
   private TestIntervals() {}
 
   /**
@@ -55,6 +58,7 @@ public final class TestIntervals {
     config.membership().gossipInterval().ifPresent(t -> set.add("gossip every " + t));
     config.replication().replayInterval().ifPresent(t -> set.add("hint replay every " + t));
     config.replication().breakerOpenFor().ifPresent(t -> set.add("breakers open for " + t));
+    config.storage().feedStall().ifPresent(t -> set.add("feed consumers cut off after " + t));
     return set.isEmpty() ? Optional.empty() : Optional.of(String.join(", ", set));
   }
 }

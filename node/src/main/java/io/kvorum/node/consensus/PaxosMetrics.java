@@ -1,15 +1,14 @@
 package io.kvorum.node.consensus;
 
-import io.kvorum.node.core.ConditionFailedException;
-import io.kvorum.node.core.Failures;
+import io.kvorum.node.consensus.round.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The figures of the conditional writes this node coordinates ({@code kvorum_paxos_*}): the round
- * trips to the key's replicas by kind, the rounds tried again, and the requests by outcome. Round
- * trips per conditional write are the phases over the writes; an uncontended write takes three
- * (prepare, accept, commit).
+ * trips to the key's replicas by kind, the rounds tried again, and the requests by outcome (reads
+ * among them). Round trips per conditional write are the phases over the writes; an uncontended
+ * write takes three (prepare, accept, commit), a refusal or a read of a settled value one.
  */
 final class PaxosMetrics {
   private final Counter prepares;
@@ -20,6 +19,7 @@ final class PaxosMetrics {
   private final Counter applied;
   private final Counter refused;
   private final Counter failed;
+  private final Counter read;
 
   PaxosMetrics(MeterRegistry registry) {
     this.prepares = phase("prepare", registry);
@@ -30,6 +30,7 @@ final class PaxosMetrics {
     this.applied = outcome("applied", registry);
     this.refused = outcome("refused", registry);
     this.failed = outcome("failed", registry);
+    this.read = outcome("read", registry);
   }
 
   private static Counter phase(String phase, MeterRegistry registry) {
@@ -53,8 +54,9 @@ final class PaxosMetrics {
   private static Counter outcome(String outcome, MeterRegistry registry) {
     return Counter.builder("kvorum.paxos.requests")
         .description(
-            "conditional writes coordinated here, by outcome: applied (201/202), refused (412),"
-                + " failed (504 or another error)")
+            "conditional writes and linearizable reads coordinated here, by outcome: applied"
+                + " (201/202), refused (412), read (a linearizable read answered), failed (504 or"
+                + " another error)")
         .tag("outcome", outcome)
         .register(registry);
   }
@@ -75,14 +77,14 @@ final class PaxosMetrics {
     (contention ? contended : unreachable).increment();
   }
 
-  /** A request ended: with no error it applied, with {@link ConditionFailedException} refused. */
-  void ended(Throwable error) {
-    if (error == null) {
-      applied.increment();
-    } else if (Failures.unwrap(error) instanceof ConditionFailedException) {
-      refused.increment();
-    } else {
+  /** A request ended: with no error it applied or was refused (a read read), else failed. */
+  void ended(Outcome outcome, Throwable error, boolean isRead) {
+    if (error != null) {
       failed.increment();
+    } else if (isRead) {
+      read.increment();
+    } else {
+      (outcome instanceof Outcome.Applied ? applied : refused).increment();
     }
   }
 }

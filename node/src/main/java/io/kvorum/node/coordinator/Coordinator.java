@@ -20,6 +20,8 @@ import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.replication.ReadRepairer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.DoubleSupplier;
@@ -37,6 +39,8 @@ public final class Coordinator {
   private final ConditionalWriteCoordinator conditionalWrites;
   private final ReadCoordinator reads;
   private final RangeCoordinator ranges;
+  private final BatchCoordinator batches;
+  private final ForwardedRequests forwarded;
   private final int replicationFactor;
 
   /**
@@ -81,9 +85,19 @@ public final class Coordinator {
             random,
             this::defaultFrom,
             registry);
-    this.reads =
-        new ReadCoordinator(membership, replicas, new ReadRepairer(replicas, registry), deadline);
+    ReadRepairer repairer = new ReadRepairer(replicas, registry);
+    this.reads = new ReadCoordinator(membership, replicas, repairer, deadline);
+    this.batches =
+        new BatchCoordinator(
+            membership,
+            replicas,
+            handoff,
+            repairer,
+            deadline,
+            offsets::unmeasured,
+            requestTimeout.dividedBy(2));
     this.ranges = new RangeCoordinator(membership, replicas, replicationFactor, clock::wallMillis);
+    this.forwarded = new ForwardedRequests(membership, replicas.self(), registry);
   }
 
   /**
@@ -104,9 +118,27 @@ public final class Coordinator {
    * was deleted, or has expired.
    */
   public CompletableFuture<Optional<Record>> get(Key key, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     return reads
         .read(key, quorum)
         .thenApply(newest -> newest.filter(r -> r.isLive(clock.wallMillis())));
+  }
+
+  /**
+   * As {@link #get}, linearizably (SPEC §10, as Cassandra's {@code SERIAL}): read through the key's
+   * Paxos acceptors, finishing any conditional write in progress on the key first, so it never
+   * returns a value older than a conditional write already acknowledged. A Paxos round versions its
+   * ballot with this node's clock, so it is refused as a write is when the clock may not.
+   *
+   * @param quorum the request's {@code ack} and {@code from}, for a value it finishes: committed as
+   *     the conditional write it finishes would be
+   */
+  public CompletableFuture<Optional<Record>> getLinearizable(Key key, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
+    return conditionalWrites.read(key, quorum);
   }
 
   /**
@@ -116,6 +148,7 @@ public final class Coordinator {
    * @return the version the value was written at, once {@code ack} replicas took it
    */
   public CompletableFuture<Version> put(Key key, byte[] value, Duration ttl, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
@@ -133,6 +166,7 @@ public final class Coordinator {
    * @return the tombstone's version, once {@code ack} replicas took it
    */
   public CompletableFuture<Version> delete(Key key, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
@@ -197,11 +231,61 @@ public final class Coordinator {
   }
 
   private CompletableFuture<Version> conditionally(Key key, ConditionalWrite write, Quorum quorum) {
+    forwarded.count(key, quorum.from());
     Optional<ClockOffsetException> refusal = offsets.refusal();
     if (refusal.isPresent()) {
       return CompletableFuture.failedFuture(refusal.get());
     }
     return conditionalWrites.write(key, write, quorum).thenApply(Record::version);
+  }
+
+  /**
+   * Runs a client's batch (SPEC §2): every item as it would run alone, at {@code quorum}, each
+   * replica sent one message for all the items it holds. Not atomic: each item succeeds or fails on
+   * its own, and the answer lists each one's result in the items' order. Never fails as a whole.
+   */
+  public CompletableFuture<List<BatchResult>> batch(List<BatchItem> items, Quorum quorum) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    List<BatchCoordinator.Op> ops = new ArrayList<>(items.size());
+    for (BatchItem item : items) {
+      ops.add(
+          switch (item) {
+            case BatchItem.Get get -> new BatchCoordinator.Op.Read(get.key());
+            case BatchItem.Put put when refusal.isPresent() ->
+                new BatchCoordinator.Op.Refused(put.key(), refusal.get());
+            case BatchItem.Delete delete when refusal.isPresent() ->
+                new BatchCoordinator.Op.Refused(delete.key(), refusal.get());
+            case BatchItem.Put put -> {
+              Version version = clock.now();
+              long expiresAt =
+                  put.ttl().isZero()
+                      ? Record.NO_EXPIRY
+                      : version.physicalMillis() + put.ttl().toMillis();
+              yield new BatchCoordinator.Op.Write(
+                  put.key(), Record.value(version, put.value(), expiresAt, quorum.from()));
+            }
+            case BatchItem.Delete delete ->
+                new BatchCoordinator.Op.Write(
+                    delete.key(), Record.tombstone(clock.now(), tombstoneReplicas(quorum)));
+          });
+    }
+    List<CompletableFuture<Optional<Record>>> running = batches.run(ops, quorum);
+    List<CompletableFuture<BatchResult>> results = new ArrayList<>(running.size());
+    for (int i = 0; i < running.size(); i++) {
+      boolean read = items.get(i) instanceof BatchItem.Get;
+      results.add(
+          running
+              .get(i)
+              .handle(
+                  (record, error) ->
+                      error != null
+                          ? BatchResult.of(Optional.empty(), error)
+                          : BatchResult.of(
+                              read ? record.filter(r -> r.isLive(clock.wallMillis())) : record,
+                              null)));
+    }
+    return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
+        .thenApply(done -> results.stream().map(CompletableFuture::join).toList());
   }
 
   /** Live entries of {@code range} across the cluster, in key order; close the cursor. */

@@ -45,14 +45,13 @@ public final class ReadCoordinator {
     return deadline.await(call).thenApply(ReadCoordinator::newest);
   }
 
-  private static Map<NodeId, Optional<Record>> byNode(
-      List<QuorumCall.Answer<Optional<Record>>> answers) {
+  static Map<NodeId, Optional<Record>> byNode(List<QuorumCall.Answer<Optional<Record>>> answers) {
     Map<NodeId, Optional<Record>> byNode = new LinkedHashMap<>();
     answers.forEach(answer -> byNode.put(answer.node(), answer.value()));
     return byNode;
   }
 
-  private static Optional<Record> newest(List<QuorumCall.Answer<Optional<Record>>> answers) {
+  static Optional<Record> newest(List<QuorumCall.Answer<Optional<Record>>> answers) {
     return Record.newest(answers.stream().map(QuorumCall.Answer::value).toList());
   }
 }

@@ -1,8 +1,11 @@
 package io.kvorum.node.coordinator;
 
+import io.kvorum.node.core.ChunkReader;
+import io.kvorum.node.core.SnapshotFile;
 import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.storage.Snapshots;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -25,6 +28,16 @@ public final class SnapshotAdmin {
   /** This node's snapshots: the whole ones, oldest first, and the damaged ones. */
   public CompletableFuture<SnapshotListing> list() {
     return snapshots.list();
+  }
+
+  /** The files of snapshot {@code name}, with sizes and checksums; as {@link Snapshots#files}. */
+  public CompletableFuture<List<SnapshotFile>> files(String name) {
+    return snapshots.files(name);
+  }
+
+  /** Opens a file of snapshot {@code name}; as {@link Snapshots#open}. */
+  public CompletableFuture<ChunkReader> open(String name, String file) {
+    return snapshots.open(name, file);
   }
 
   /** Deletes snapshot {@code name}; as {@link Snapshots#delete}. */

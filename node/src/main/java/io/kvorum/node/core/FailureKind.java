@@ -39,6 +39,9 @@ import java.util.Set;
  *   <tr><td>{@link #UNKNOWN_SNAPSHOT}<td>—<td>—<td>no<td>no<td>404
  *   <tr><td>{@link #CONDITION_FAILED}<td>{@link ConditionFailedException}<td>—<td>—<td>no<td>no
  *       <td>412 + the current ETag
+ *   <tr><td>{@link #CURSOR_EXPIRED}<td rowspan=2>{@link FeedException}<td>—<td>—<td>no<td>no
+ *       <td>410
+ *   <tr><td>{@link #FEED_TOO_SLOW}<td>—<td>—<td>yes<td>no<td>503 (an error line of the feed)
  *   <tr><td>{@link #NO_ANSWER}<td>{@link PeerUnavailableException}<td>yes<td>yes<td>yes<td>no
  *       <td>504
  *   <tr><td>{@link #NOT_ENOUGH_REPLICAS}<td>{@link NotEnoughReplicasException}<td>—<td>—<td>yes
@@ -82,6 +85,13 @@ public enum FailureKind {
    * quorum of the key's replicas decided it (SPEC §10). Retrying the same request cannot succeed.
    */
   CONDITION_FAILED(412),
+  /**
+   * A change feed's cursor is older than {@code --change-retention}: read the range again and
+   * follow from the cursor that read answers.
+   */
+  CURSOR_EXPIRED(410),
+  /** A change feed's consumer fell too far behind and was cut off: resume from its last cursor. */
+  FEED_TOO_SLOW(503, RETRYABLE),
   /** A peer did not answer: no connection, no answer in time, a broken stream, an open breaker. */
   NO_ANSWER(504, COUNTS_AGAINST_PEER, HINTED, RETRYABLE),
   /** Fewer replicas than required answered, for mixed or untyped reasons. */
@@ -137,6 +147,8 @@ public enum FailureKind {
               ? SNAPSHOT_EXISTS
               : UNKNOWN_SNAPSHOT;
       case ConditionFailedException e -> CONDITION_FAILED;
+      case FeedException e ->
+          e.reason() == FeedException.Reason.CURSOR_EXPIRED ? CURSOR_EXPIRED : FEED_TOO_SLOW;
       case PeerUnavailableException e -> NO_ANSWER;
       case NotEnoughReplicasException e -> NOT_ENOUGH_REPLICAS;
     };

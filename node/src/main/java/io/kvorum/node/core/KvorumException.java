@@ -9,6 +9,7 @@ public abstract sealed class KvorumException extends RuntimeException
     permits ClockOffsetException,
         ClusterChangeException,
         ConditionFailedException,
+        FeedException,
         InvalidRequestException,
         NotEnoughReplicasException,
         OverloadedException,

@@ -47,6 +47,14 @@ public interface ScanCursor extends AutoCloseable {
     return new FilteredCursor(this, keep);
   }
 
+  /**
+   * A cursor over the first {@code limit} entries of this one (at least 1), which closes this one
+   * once it has delivered them.
+   */
+  default ScanCursor limit(long limit) {
+    return new LimitedCursor(this, limit);
+  }
+
   /** A cursor that fails every call to {@link #next} with {@code error}. */
   static ScanCursor failed(RuntimeException error) {
     return new ScanCursor() {

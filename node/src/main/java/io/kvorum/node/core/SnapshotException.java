@@ -8,7 +8,7 @@ public final class SnapshotException extends KvorumException {
   public enum Reason {
     /** A snapshot of that name exists already: names are not reused (HTTP 409). */
     SNAPSHOT_EXISTS,
-    /** No snapshot of that name (HTTP 404). */
+    /** No snapshot of that name, or no such file in it (HTTP 404). */
     UNKNOWN_SNAPSHOT
   }
 
@@ -16,13 +16,24 @@ public final class SnapshotException extends KvorumException {
   private final String name;
 
   public SnapshotException(Reason reason, String name) {
-    super(
+    this(
+        reason,
+        name,
         reason == Reason.SNAPSHOT_EXISTS
             ? "a snapshot named '" + name + "' exists already on this node"
-            : "this node has no snapshot named '" + name + "'",
-        null);
+            : "this node has no snapshot named '" + name + "'");
+  }
+
+  private SnapshotException(Reason reason, String name, String message) {
+    super(message, null);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.name = name;
+  }
+
+  /** Snapshot {@code name} exists and holds no file {@code file} (HTTP 404). */
+  public static SnapshotException noFile(String name, String file) {
+    return new SnapshotException(
+        Reason.UNKNOWN_SNAPSHOT, name, "snapshot '" + name + "' has no file '" + file + "'");
   }
 
   public Reason reason() {

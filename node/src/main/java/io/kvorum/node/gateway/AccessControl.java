@@ -14,9 +14,10 @@ import java.util.function.Supplier;
  * Who may send a request, with {@code --auth-tokens} (SPEC §9): every {@code /v0/} request needs a
  * bearer token whose role covers it; {@code /health/*} and {@code /metrics} stay open (probes and
  * scrapers carry no token). Reads ({@code GET}, {@code HEAD}) need {@code read}; other methods need
- * {@code write}, or {@code admin} on {@code /v0/repair} and on {@code /v0/cluster} and below; every
- * request to {@code /v0/snapshots} and below, and to {@code /v0/load}, needs {@code admin}. Runs on
- * the event loop: a volatile read of the tokens in force and one digest per request.
+ * {@code write} (a {@code /v0/batch} needs {@code write} if an item writes, else {@code read}), or
+ * {@code admin} on {@code /v0/repair} and on {@code /v0/cluster} and below; every request to {@code
+ * /v0/snapshots} and below, and to {@code /v0/load}, needs {@code admin}. Runs on the event loop: a
+ * volatile read of the tokens in force and one digest per request.
  */
 final class AccessControl {
   static final String API_PREFIX = "/v0/";
@@ -36,6 +37,11 @@ final class AccessControl {
     if (!path.startsWith(API_PREFIX)) {
       return null;
     }
+    return refusal(request, required(request.method(), path));
+  }
+
+  /** The refusal of {@code request} unless its token has the {@code required} role, or null. */
+  FullHttpResponse refusal(HttpRequest request, Role required) {
     String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
     if (header == null || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       return unauthorized(
@@ -54,7 +60,6 @@ final class AccessControl {
       return unauthorized(
           "the bearer token is not known to this node", CHALLENGE + ", error=\"invalid_token\"");
     }
-    Role required = required(request.method(), path);
     if (!role.includes(required)) {
       FullHttpResponse response =
           Problem.of(
@@ -85,6 +90,10 @@ final class AccessControl {
       return Role.ADMIN;
     }
     if (method.equals(HttpMethod.GET) || method.equals(HttpMethod.HEAD)) {
+      return Role.READ;
+    }
+    if (path.equals(KvorumApi.PATH_BATCH)) {
+      // A batch of gets reads; one that writes is checked for write once its items are known.
       return Role.READ;
     }
     boolean clusterChange =

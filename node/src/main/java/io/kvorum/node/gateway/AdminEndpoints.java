@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.api.placement.RendezvousRanking;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.NodeView;
 import io.kvorum.node.core.InvalidRequestException;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * The endpoints of operators and orchestrators: readiness and liveness, metrics, {@code
@@ -40,16 +42,22 @@ final class AdminEndpoints {
   private final NodeStatus status;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier draining;
+  private final IntSupplier defaultFrom;
 
+  /**
+   * @param defaultFrom the {@code from} of a request that does not say, as this node has it now
+   */
   AdminEndpoints(
       ClusterAdmin admin,
       NodeStatus status,
       PrometheusMeterRegistry registry,
-      BooleanSupplier draining) {
+      BooleanSupplier draining,
+      IntSupplier defaultFrom) {
     this.admin = admin;
     this.status = status;
     this.registry = registry;
     this.draining = draining;
+    this.defaultFrom = defaultFrom;
   }
 
   /** The answer to an admin route. */
@@ -72,6 +80,7 @@ final class AdminEndpoints {
       Map<String, Object> view = new LinkedHashMap<>();
       view.put("id", node.id());
       view.put("address", node.address());
+      state.httpAddress(NodeId.of(node.id())).ifPresent(http -> view.put("httpAddress", http));
       state
           .node(NodeId.of(node.id()))
           .map(n -> n.member().zone())
@@ -105,6 +114,11 @@ final class AdminEndpoints {
     Optional<String> writesRefused = admin.writeRefusal();
     body.put("ready", status.ready().getAsBoolean() && writesRefused.isEmpty());
     writesRefused.ifPresent(reason -> body.put("writesRefused", reason));
+    // What a placement-aware client needs to compute a key's replicas as the nodes do.
+    Map<String, Object> placement = new LinkedHashMap<>();
+    placement.put("algorithm", RendezvousRanking.ALGORITHM);
+    placement.put("defaultFrom", defaultFrom.getAsInt());
+    body.put("placement", placement);
     body.put("nodes", nodes);
     return json(HttpResponseStatus.OK, body);
   }

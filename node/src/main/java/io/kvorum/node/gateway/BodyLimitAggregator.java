@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.api.KvorumApi;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -42,10 +43,30 @@ final class BodyLimitAggregator extends HttpObjectAggregator {
       start.setDecoderResult(DecoderResult.failure(e));
       return null;
     }
-    if (announced > maxContentLength) {
+    if (announced > limit(start)) {
       return null; // answered by handleOversizedMessage, with a body saying why
     }
     return super.newContinueResponse(start, maxContentLength, pipeline);
+  }
+
+  @Override
+  protected boolean isContentLengthInvalid(HttpMessage start, int maxContentLength) {
+    try {
+      return HttpUtil.getContentLength(start, -1L) > limit(start);
+    } catch (NumberFormatException e) {
+      return false; // answered 400 by the request handler (newContinueResponse marks it)
+    }
+  }
+
+  /**
+   * The largest body {@code start} may announce: a batch's {@link KvorumApi#BATCH_MAX_BYTES} when
+   * that is below the limit of every body; a chunked batch over it is refused once aggregated.
+   */
+  private int limit(HttpMessage start) {
+    return start instanceof HttpRequest request
+            && Route.path(request.uri()).equals(KvorumApi.PATH_BATCH)
+        ? Math.min(maxContentLength(), KvorumApi.BATCH_MAX_BYTES)
+        : maxContentLength();
   }
 
   @Override
@@ -61,7 +82,7 @@ final class BodyLimitAggregator extends HttpObjectAggregator {
     refused.setDecoderResult(
         DecoderResult.failure(
             new TooLongHttpContentException(
-                "the request body exceeds the limit of " + maxContentLength() + " bytes")));
+                "the request body exceeds the limit of " + limit(request) + " bytes")));
     ctx.fireChannelRead(refused);
   }
 }

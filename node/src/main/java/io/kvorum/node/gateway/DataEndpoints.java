@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.consensus.round.Condition;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.Entry;
@@ -9,6 +10,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.RecordBatch;
+import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -24,45 +26,68 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The data endpoints: {@code /v0/entity} and {@code /v0/entities}, served by the {@link
- * Coordinator} once the node is ready. Runs on the event loop; the coordinator's futures are
- * answered on the connection's loop: at once when they complete on it, else as a task queued to it
- * (or always as a task, without inline replies).
+ * The data endpoints: {@code /v0/entity}, {@code /v0/entities}, {@code /v0/batch} and {@code
+ * /v0/changes}, served by the {@link Coordinator} once the node is ready. Runs on the event loop;
+ * the coordinator's futures are answered on the connection's loop: at once when they complete on
+ * it, else as a task queued to it (or always as a task, without inline replies).
  */
 final class DataEndpoints {
   private final Coordinator coordinator;
+  private final ChangeFeeds feeds;
+  private final ChangeEndpoints changes;
   private final RequestParameters parameters;
   private final NodeStatus status;
   private final BooleanSupplier draining;
   private final HttpMetrics metrics;
   private final boolean inlineReplies;
+  private final BatchEndpoint batches;
 
   DataEndpoints(
       Coordinator coordinator,
+      ChangeFeeds feeds,
       RequestParameters parameters,
       NodeStatus status,
       BooleanSupplier draining,
       HttpMetrics metrics,
       boolean inlineReplies) {
     this.coordinator = coordinator;
+    this.feeds = feeds;
+    this.changes = new ChangeEndpoints(feeds, parameters);
     this.parameters = parameters;
     this.status = status;
     this.draining = draining;
     this.metrics = metrics;
     this.inlineReplies = inlineReplies;
+    this.batches = new BatchEndpoint(coordinator, parameters);
   }
 
-  /** Serves a data route; must copy what it needs, the caller releases the request after. */
-  void handle(Route route, FullHttpRequest request, Exchange exchange) {
+  /**
+   * Serves a data route; must copy what it needs, the caller releases the request after.
+   *
+   * @param writeRefusal the answer to a request that writes when its token may not (a batch asks
+   *     once it knows whether it writes), or null when it may
+   */
+  void handle(
+      Route route,
+      FullHttpRequest request,
+      Exchange exchange,
+      Supplier<FullHttpResponse> writeRefusal) {
     switch (route) {
       case ENTITY -> entity(request, exchange);
       case ENTITIES -> range(request, exchange);
+      case BATCH -> batch(request, exchange, writeRefusal);
       case LOAD -> load(request, exchange);
+      case CHANGES -> {
+        refuseUnlessServing();
+        changes.handle(request, exchange);
+      }
       default -> throw new IllegalArgumentException("not a data route: " + route);
     }
   }
@@ -76,7 +101,9 @@ final class DataEndpoints {
     if (method.equals(HttpMethod.GET)) {
       reply(
           exchange,
-          coordinator.get(key, quorum),
+          parameters.linearizable(query)
+              ? coordinator.getLinearizable(key, quorum)
+              : coordinator.get(key, quorum),
           record ->
               record
                   .map(r -> EntityTags.tagged(octets(r.value()), r.version()))
@@ -107,7 +134,25 @@ final class DataEndpoints {
     QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
     Key start = parameters.key(query, KvorumApi.PARAM_START);
     KeyRange range = new KeyRange(start, parameters.optionalKey(query, KvorumApi.PARAM_END));
-    new RangeStreamer(exchange, coordinator.range(range), RangeFormat.of(request)).start();
+    OptionalInt limit = parameters.limit(query);
+    // Taken before the scan opens: a feed from it misses nothing written after the read began.
+    Optional<String> cursor = feeds.now();
+    ScanCursor entries = coordinator.range(range);
+    new RangeStreamer(
+            exchange,
+            limit.isPresent() ? entries.limit(limit.getAsInt()) : entries,
+            RangeFormat.of(request),
+            cursor)
+        .start();
+  }
+
+  /** A client's batch of gets, puts and deletes ({@link BatchEndpoint}). */
+  private void batch(
+      FullHttpRequest request, Exchange exchange, Supplier<FullHttpResponse> writeRefusal) {
+    refuseUnlessServing();
+    QueryParameters query = QueryParameters.parse(Route.query(request.uri()));
+    Quorum quorum = parameters.quorum(query, coordinator.defaultFrom(), coordinator.clusterSize());
+    reply(exchange, batches.handle(request, quorum, writeRefusal), response -> response);
   }
 
   /**

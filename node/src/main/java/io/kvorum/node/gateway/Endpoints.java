@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.node.auth.Role;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 
@@ -43,8 +44,14 @@ final class Endpoints {
       return;
     }
     if (route.isData()) {
-      data.handle(route, request, exchange);
-    } else if (route == Route.SNAPSHOTS || route == Route.SNAPSHOT) {
+      data.handle(
+          route,
+          request,
+          exchange,
+          () -> access == null ? null : access.refusal(request, Role.WRITE));
+    } else if (route == Route.SNAPSHOTS
+        || route == Route.SNAPSHOT
+        || route == Route.SNAPSHOT_FILES) {
       snapshots.handle(route, request, exchange);
     } else if (route == Route.DECOMMISSION || route == Route.REMOVE) {
       admin.changeMembership(route, request, exchange);

@@ -47,14 +47,7 @@ final class HttpErrorMapper {
   static FullHttpResponse toResponse(Throwable failure) {
     Throwable error = Failures.unwrap(failure);
     FailureKind kind = FailureKind.of(error);
-    switch (kind) {
-      case STORAGE_FAILURE -> log.error("storage failure", error);
-      case UNEXPECTED -> log.error("unexpected failure serving a request", error);
-      default -> {}
-    }
-    Problem problem = Problem.of(ProblemType.of(kind), status(kind), detail(kind, error));
-    addMembers(problem, error);
-    FullHttpResponse response = problem.toResponse();
+    FullHttpResponse response = problem(error).toResponse();
     if (kind.retryAfter()) {
       response.headers().set(HttpHeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
     }
@@ -62,6 +55,23 @@ final class HttpErrorMapper {
       e.current().ifPresent(version -> EntityTags.tagged(response, version));
     }
     return response;
+  }
+
+  /**
+   * The problem a request's failure is answered with (logged if it is a storage failure or a bug):
+   * the body of {@link #toResponse}, and of a failed item of a batch.
+   */
+  static Problem problem(Throwable failure) {
+    Throwable error = Failures.unwrap(failure);
+    FailureKind kind = FailureKind.of(error);
+    switch (kind) {
+      case STORAGE_FAILURE -> log.error("storage failure", error);
+      case UNEXPECTED -> log.error("unexpected failure serving a request", error);
+      default -> {}
+    }
+    Problem problem = Problem.of(ProblemType.of(kind), status(kind), detail(kind, error));
+    addMembers(problem, error);
+    return problem;
   }
 
   private static HttpResponseStatus status(FailureKind kind) {

@@ -1,6 +1,7 @@
 package io.kvorum.node.gateway;
 
 import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.coordinator.SnapshotAdmin;
@@ -46,6 +47,7 @@ public final class HttpGateway implements AutoCloseable {
   private final EventLoops loops;
   private final SslContext tls;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final ChangeFeeds feeds;
   private volatile boolean draining;
   private Channel serverChannel;
 
@@ -53,6 +55,7 @@ public final class HttpGateway implements AutoCloseable {
    * What the gateway serves requests with.
    *
    * @param data the data operations
+   * @param changes the change feeds, served on {@code /v0/changes}
    * @param admin what operators ask of the cluster
    * @param status what the health endpoints report
    * @param registry the node's metrics, served on {@code /metrics}; the gateway's own join them
@@ -60,6 +63,7 @@ public final class HttpGateway implements AutoCloseable {
    */
   public record Services(
       Coordinator data,
+      ChangeFeeds changes,
       ClusterAdmin admin,
       NodeStatus status,
       PrometheusMeterRegistry registry,
@@ -84,17 +88,23 @@ public final class HttpGateway implements AutoCloseable {
     this.tls = tls.map(HttpGateway::serverContext).orElse(null);
     this.loops = loops;
     this.metrics = new HttpMetrics(services.registry());
+    this.feeds = services.changes();
     this.endpoints =
         new Endpoints(
             new DataEndpoints(
                 services.data(),
+                services.changes(),
                 new RequestParameters(settings.maxKeyBytes()),
                 services.status(),
                 () -> draining,
                 metrics,
                 settings.inlineReplies()),
             new AdminEndpoints(
-                services.admin(), services.status(), services.registry(), () -> draining),
+                services.admin(),
+                services.status(),
+                services.registry(),
+                () -> draining,
+                services.data()::defaultFrom),
             new SnapshotEndpoints(services.snapshots()),
             tokens == null ? null : new AccessControl(tokens));
   }
@@ -162,7 +172,8 @@ public final class HttpGateway implements AutoCloseable {
   }
 
   /**
-   * Stops accepting connections and new requests, then waits up to {@code grace} for requests in
+   * Stops accepting connections and new requests, ends the change feeds (which never finish by
+   * themselves: each says why in its last line), then waits up to {@code grace} for requests in
    * flight to finish.
    *
    * @return whether every request finished in time
@@ -172,6 +183,7 @@ public final class HttpGateway implements AutoCloseable {
     if (serverChannel != null) {
       serverChannel.close().syncUninterruptibly();
     }
+    feeds.close();
     long deadline = System.nanoTime() + grace.toNanos();
     while (metrics.inFlight() > 0 && System.nanoTime() < deadline) {
       try {

@@ -40,6 +40,15 @@ final class Problem {
     return this;
   }
 
+  HttpResponseStatus status() {
+    return status;
+  }
+
+  /** The members of the problem, as its body lists them. */
+  Map<String, Object> body() {
+    return body;
+  }
+
   FullHttpResponse toResponse() {
     byte[] bytes;
     try {

@@ -10,12 +10,14 @@ import io.netty.handler.codec.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * How a range response frames its entries (SPEC §2): the seed form, one HTTP chunk per entry
  * ({@code key '\n' value}), the default; or NDJSON, one JSON object a line with base64 key and
- * value and the version's entity tag, then {@code {"end": true}}, asked for with {@code Accept:
- * application/x-ndjson}. NDJSON's framing is in the body, so it survives proxies that re-chunk.
+ * value and the version's entity tag, then {@code {"end": true, "cursor": C}} (the cursor a change
+ * feed follows the read from, SPEC §12), asked for with {@code Accept: application/x-ndjson}.
+ * NDJSON's framing is in the body, so it survives proxies that re-chunk.
  */
 enum RangeFormat {
   CHUNKS(KvorumApi.OCTET_STREAM) {
@@ -27,7 +29,7 @@ enum RangeFormat {
     }
 
     @Override
-    ByteBuf end() {
+    ByteBuf end(Optional<String> cursor) {
       return null;
     }
 
@@ -38,7 +40,6 @@ enum RangeFormat {
   },
 
   NDJSON(KvorumApi.NDJSON) {
-    private static final byte[] END = "{\"end\":true}\n".getBytes(StandardCharsets.US_ASCII);
 
     @Override
     ByteBuf entry(Entry entry) {
@@ -55,8 +56,10 @@ enum RangeFormat {
     }
 
     @Override
-    ByteBuf end() {
-      return Unpooled.wrappedBuffer(END);
+    ByteBuf end(Optional<String> cursor) {
+      String line =
+          cursor.map(c -> "{\"end\":true,\"cursor\":\"" + c + "\"}\n").orElse("{\"end\":true}\n");
+      return Unpooled.wrappedBuffer(line.getBytes(StandardCharsets.US_ASCII));
     }
 
     /**
@@ -90,8 +93,11 @@ enum RangeFormat {
   /** The bytes of one entry. */
   abstract ByteBuf entry(Entry entry);
 
-  /** What the body ends with when the range is complete (null: the chunked coding's own end). */
-  abstract ByteBuf end();
+  /**
+   * What the body ends with when the range is complete (null: the chunked coding's own end), with
+   * the cursor a change feed follows the read from when there is one.
+   */
+  abstract ByteBuf end(Optional<String> cursor);
 
   /** What the body says before it is cut off by {@code error} (null: nothing). */
   abstract ByteBuf failure(Throwable error);

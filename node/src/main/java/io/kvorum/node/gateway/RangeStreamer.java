@@ -1,5 +1,6 @@
 package io.kvorum.node.gateway;
 
+import io.kvorum.api.KvorumApi;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.ScanCursor;
 import io.netty.buffer.ByteBuf;
@@ -11,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,13 +31,20 @@ final class RangeStreamer implements Exchange.StreamListener {
   private final ScanCursor cursor;
   private final ChannelHandlerContext ctx;
   private final RangeFormat format;
+  private final Optional<String> changesCursor;
   private boolean waitingForWritability;
   private boolean finished;
 
-  RangeStreamer(Exchange exchange, ScanCursor cursor, RangeFormat format) {
+  /**
+   * @param changesCursor the cursor from which a change feed follows this read ({@code
+   *     Kvorum-Cursor}, and NDJSON's end line); empty when the node captures no changes
+   */
+  RangeStreamer(
+      Exchange exchange, ScanCursor cursor, RangeFormat format, Optional<String> changesCursor) {
     this.exchange = exchange;
     this.cursor = cursor;
     this.format = format;
+    this.changesCursor = changesCursor;
     this.ctx = exchange.context();
   }
 
@@ -56,6 +65,7 @@ final class RangeStreamer implements Exchange.StreamListener {
               HttpResponse head =
                   new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
               head.headers().set(HttpHeaderNames.CONTENT_TYPE, format.contentType());
+              changesCursor.ifPresent(c -> head.headers().set(KvorumApi.CURSOR, c));
               exchange.startStream(head, this);
               onBatch(batch, null);
             },
@@ -92,7 +102,7 @@ final class RangeStreamer implements Exchange.StreamListener {
     }
     if (batch.isEmpty()) {
       release();
-      ByteBuf end = format.end();
+      ByteBuf end = format.end(changesCursor);
       if (end != null) {
         exchange.chunk(end);
       }

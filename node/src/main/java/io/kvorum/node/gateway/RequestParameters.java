@@ -7,6 +7,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Quorum;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,7 +42,8 @@ final class RequestParameters {
     return query.bytes(name).filter(b -> b.length > 0).map(b -> checkedKey(b, name));
   }
 
-  private Key checkedKey(byte[] bytes, String name) {
+  /** A key given as {@code bytes} under {@code name}: not empty, within the key size limit. */
+  Key checkedKey(byte[] bytes, String name) {
     if (bytes.length == 0) {
       throw new InvalidRequestException(name, "parameter '" + name + "' must not be empty");
     }
@@ -57,6 +59,29 @@ final class RequestParameters {
               + " bytes");
     }
     return Key.of(bytes);
+  }
+
+  /**
+   * Whether a GET asks to read linearizably ({@code consistency=linearizable}, SPEC §10); absent, a
+   * quorum read. Any other value is refused (400) rather than read with a weaker consistency than
+   * the client meant.
+   */
+  boolean linearizable(QueryParameters query) {
+    Optional<String> asked = query.text(KvorumApi.PARAM_CONSISTENCY);
+    if (asked.isEmpty()) {
+      return false;
+    }
+    if (!asked.get().equals(KvorumApi.CONSISTENCY_LINEARIZABLE)) {
+      throw new InvalidRequestException(
+          KvorumApi.PARAM_CONSISTENCY,
+          "parameter '"
+              + KvorumApi.PARAM_CONSISTENCY
+              + "' takes only '"
+              + KvorumApi.CONSISTENCY_LINEARIZABLE
+              + "' (omit it for a quorum read): "
+              + asked.get());
+    }
+    return true;
   }
 
   /**
@@ -113,25 +138,43 @@ final class RequestParameters {
     return new Quorum(ack, from);
   }
 
+  /**
+   * The {@code limit} of a range: a positive integer (at most 999,999,999); empty when absent. A
+   * limit of 0 is refused, as Cassandra refuses {@code LIMIT 0}: it asks for nothing.
+   */
+  OptionalInt limit(QueryParameters query) {
+    Optional<String> text = query.text(KvorumApi.PARAM_LIMIT);
+    return text.isEmpty()
+        ? OptionalInt.empty()
+        : OptionalInt.of(positive(text.get(), KvorumApi.PARAM_LIMIT, "limit"));
+  }
+
   /** The {@code ttl} parameter; {@link Duration#ZERO} when absent. */
   Duration ttl(QueryParameters query) {
     Optional<String> text = query.text(KvorumApi.PARAM_TTL);
-    if (text.isEmpty()) {
-      return Duration.ZERO;
-    }
+    return text.isEmpty() ? Duration.ZERO : ttl(text.get(), KvorumApi.PARAM_TTL);
+  }
+
+  /**
+   * A time to live, {@code 500ms}, {@code 30s}, … or a bare number of seconds, positive and at most
+   * {@link KvorumApi#MAX_TTL}; refused naming {@code parameter}.
+   */
+  static Duration ttl(String text, String parameter) {
     Duration ttl;
     try {
-      ttl = DurationFormat.parse(text.get());
+      ttl = DurationFormat.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl': " + e.getMessage());
+      throw new InvalidRequestException(
+          parameter, "parameter '" + parameter + "': " + e.getMessage());
     }
     if (ttl.isZero()) {
-      throw new InvalidRequestException(KvorumApi.PARAM_TTL, "parameter 'ttl' must be positive");
+      throw new InvalidRequestException(
+          parameter, "parameter '" + parameter + "' must be positive");
     }
     if (ttl.compareTo(KvorumApi.MAX_TTL) > 0) {
       throw new InvalidRequestException(
-          KvorumApi.PARAM_TTL,
-          "parameter 'ttl' may be at most " + KvorumApi.MAX_TTL.toDays() + "d");
+          parameter,
+          "parameter '" + parameter + "' may be at most " + KvorumApi.MAX_TTL.toDays() + "d");
     }
     return ttl;
   }

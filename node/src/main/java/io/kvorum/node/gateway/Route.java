@@ -11,6 +11,10 @@ import java.util.stream.Collectors;
 enum Route {
   ENTITY(KvorumApi.PATH_ENTITY, HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE),
   ENTITIES(KvorumApi.PATH_ENTITIES, HttpMethod.GET),
+  /** Many gets, puts and deletes in one request. */
+  BATCH(KvorumApi.PATH_BATCH, HttpMethod.POST),
+  /** Change feeds (SPEC §12). */
+  CHANGES(KvorumApi.PATH_CHANGES, HttpMethod.GET),
   /** Batches of records that keep their versions, from {@code kvorum-node load}. */
   LOAD(KvorumApi.PATH_LOAD, HttpMethod.POST),
   STATUS(KvorumApi.PATH_STATUS, HttpMethod.GET),
@@ -24,9 +28,15 @@ enum Route {
   SNAPSHOTS(KvorumApi.PATH_SNAPSHOTS, HttpMethod.GET, HttpMethod.POST),
   /** One snapshot, {@code /v0/snapshots/NAME}. */
   SNAPSHOT(null, HttpMethod.DELETE),
+  /**
+   * A snapshot's files, {@code /v0/snapshots/NAME/files} (listed with sizes and checksums) and
+   * {@code /v0/snapshots/NAME/files/FILE} (its bytes): what a backup copies off the node.
+   */
+  SNAPSHOT_FILES(null, HttpMethod.GET),
   UNKNOWN(null);
 
   private static final String SNAPSHOT_PREFIX = KvorumApi.PATH_SNAPSHOTS + "/";
+  private static final String FILES = "/files";
 
   private final String path;
   private final List<HttpMethod> methods;
@@ -43,9 +53,21 @@ enum Route {
         return route;
       }
     }
-    return path.startsWith(SNAPSHOT_PREFIX) && path.length() > SNAPSHOT_PREFIX.length()
-        ? SNAPSHOT
-        : UNKNOWN;
+    if (!path.startsWith(SNAPSHOT_PREFIX) || path.length() == SNAPSHOT_PREFIX.length()) {
+      return UNKNOWN;
+    }
+    String rest = path.substring(SNAPSHOT_PREFIX.length());
+    int slash = rest.indexOf('/');
+    return slash > 0 && rest.substring(slash).matches(FILES + "(/[^/]+)?")
+        ? SNAPSHOT_FILES
+        : SNAPSHOT;
+  }
+
+  /** The file a {@link #SNAPSHOT_FILES} request names; null when it asks for the list. */
+  static String snapshotFile(String uri) {
+    String rest = path(uri).substring(SNAPSHOT_PREFIX.length());
+    int files = rest.indexOf(FILES + "/");
+    return files < 0 ? null : rest.substring(files + FILES.length() + 1);
   }
 
   /** Whether {@code path} is {@code /v0/snapshots} or below. */
@@ -53,14 +75,16 @@ enum Route {
     return path.equals(KvorumApi.PATH_SNAPSHOTS) || path.startsWith(SNAPSHOT_PREFIX);
   }
 
-  /** The name of the snapshot a {@link #SNAPSHOT} request names. */
+  /** The name of the snapshot a {@link #SNAPSHOT} or {@link #SNAPSHOT_FILES} request names. */
   static String snapshotName(String uri) {
-    return path(uri).substring(SNAPSHOT_PREFIX.length());
+    String rest = path(uri).substring(SNAPSHOT_PREFIX.length());
+    int slash = rest.indexOf('/');
+    return slash > 0 && rest.substring(slash).startsWith(FILES) ? rest.substring(0, slash) : rest;
   }
 
   /** Whether this is a data route ({@link DataEndpoints}); the others are operators'. */
   boolean isData() {
-    return this == ENTITY || this == ENTITIES || this == LOAD;
+    return this == ENTITY || this == ENTITIES || this == BATCH || this == LOAD || this == CHANGES;
   }
 
   boolean allows(HttpMethod method) {

@@ -27,7 +27,9 @@ final class SnapshotEndpoints {
 
   /** Serves {@code request}; copies what it needs, the caller releases the request after. */
   void handle(Route route, FullHttpRequest request, Exchange exchange) {
-    if (route == Route.SNAPSHOT) {
+    if (route == Route.SNAPSHOT_FILES) {
+      files(request, exchange);
+    } else if (route == Route.SNAPSHOT) {
       String name = Route.snapshotName(request.uri());
       exchange.respondWhenDone(snapshots.delete(name), done -> noContent());
     } else if (request.method().equals(HttpMethod.POST)) {
@@ -39,6 +41,38 @@ final class SnapshotEndpoints {
       exchange.respondWhenDone(
           snapshots.list(), list -> AdminEndpoints.json(HttpResponseStatus.OK, listing(list)));
     }
+  }
+
+  /** A snapshot's files with their sizes and SHA-256, or one file's bytes, streamed. */
+  private void files(FullHttpRequest request, Exchange exchange) {
+    String name = Route.snapshotName(request.uri());
+    String file = Route.snapshotFile(request.uri());
+    if (file == null) {
+      exchange.respondWhenDone(
+          snapshots.files(name),
+          files -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("name", name);
+            body.put(
+                "files",
+                files.stream()
+                    .map(f -> Map.of("name", f.name(), "bytes", f.bytes(), "sha256", f.sha256()))
+                    .toList());
+            return AdminEndpoints.json(HttpResponseStatus.OK, body);
+          });
+      return;
+    }
+    snapshots
+        .open(name, file)
+        .whenCompleteAsync(
+            (reader, error) -> {
+              if (error != null) {
+                exchange.respond(HttpErrorMapper.toResponse(error));
+              } else {
+                new FileStreamer(exchange, reader).start();
+              }
+            },
+            exchange.context().executor());
   }
 
   /** The whole snapshots, and those whose manifest cannot be read, which may only be deleted. */

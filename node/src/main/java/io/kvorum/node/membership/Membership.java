@@ -1,6 +1,7 @@
 package io.kvorum.node.membership;
 
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.topology.Advertised;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.ClusterStateCodec;
 import io.kvorum.node.topology.Owners;
@@ -36,7 +37,10 @@ public final class Membership {
   private final Map<NodeId, Long> seen = new ConcurrentHashMap<>();
   private final java.util.Set<Long> conflictLogged = ConcurrentHashMap.newKeySet();
   private volatile Owners owners;
+  // The current state without addresses: the form the tie-break between states of one epoch uses.
   private volatile byte[] encoded;
+  // This node's own HTTP address, once the server has said it.
+  private Optional<Advertised> own = Optional.empty();
 
   /**
    * @param store where adopted states are kept; empty for a membership in memory only (tests)
@@ -45,7 +49,7 @@ public final class Membership {
     this.self = self;
     this.store = store;
     this.owners = new Owners(initial);
-    this.encoded = ClusterStateCodec.encode(initial);
+    this.encoded = ClusterStateCodec.encodeEpochState(initial);
   }
 
   /** A membership that never changes and is kept nowhere: a static topology (tests). */
@@ -90,42 +94,78 @@ public final class Membership {
 
   /**
    * Adopts {@code other} if it is newer than the current state (a higher epoch, or the same epoch
-   * and the winner of the tie-break).
+   * and the winner of the tie-break), and the members' HTTP addresses it knows newer ones of
+   * whatever its epoch (they are merged, {@link Advertised}).
    *
-   * @return whether it was adopted
+   * @return whether the state of {@code other}'s epoch was adopted (not only addresses)
    */
   public boolean adopt(ClusterState other) {
-    byte[] bytes = ClusterStateCodec.encode(other);
+    byte[] bytes = ClusterStateCodec.encodeEpochState(other);
+    ClusterState next;
+    boolean newer;
     synchronized (this) {
       ClusterState current = state();
-      if (other.epoch() < current.epoch()) {
+      newer = newer(current, other, bytes);
+      Map<NodeId, Advertised> http = Advertised.merge(current.http(), other.http());
+      own.ifPresent(mine -> http.merge(self, mine, Advertised::newer));
+      next = (newer ? other : current).withHttp(http);
+      if (!newer && next.equals(current)) {
         return false;
       }
-      if (other.epoch() == current.epoch() && Arrays.compare(bytes, encoded) <= 0) {
-        return false;
-      }
-      if (other.epoch() == current.epoch()
-          && current.change().isEmpty()
-          && other.change().isEmpty()) {
-        // Two seeds of different --peers, not two changes started at once: neither may win.
-        if (conflictLogged.add(other.epoch())) {
-          log.error(
-              "a peer holds a different membership at epoch {} ({}) than this node ({}): the"
-                  + " nodes were seeded with different --peers; keeping this node's",
-              other.epoch(),
-              other.ids(),
-              current.ids());
-        }
-        return false;
-      }
-      install(other, bytes);
+      install(next, newer ? bytes : encoded);
     }
-    log.info(
-        "cluster state epoch {} adopted: {}{}",
-        other.epoch(),
-        describe(other),
-        other.change().map(c -> "; change in progress: " + c).orElse(""));
-    listeners.forEach(listener -> listener.accept(other));
+    if (newer) {
+      log.info(
+          "cluster state epoch {} adopted: {}{}",
+          other.epoch(),
+          describe(other),
+          other.change().map(c -> "; change in progress: " + c).orElse(""));
+    }
+    ClusterState adopted = next;
+    listeners.forEach(listener -> listener.accept(adopted));
+    return newer;
+  }
+
+  /**
+   * This node's HTTP address, as it advertises it from now on: kept in every state it adopts, so
+   * that its peers learn it by gossip. An address that differs from the one the state holds for
+   * this node is stamped later than that one, whatever the wall clock says.
+   */
+  public void advertise(String address, long nowMillis) {
+    synchronized (this) {
+      Advertised held = state().http().get(self);
+      if (held != null && held.address().equals(address)) {
+        own = Optional.of(held);
+        return;
+      }
+      long stamp = held == null ? nowMillis : Math.max(nowMillis, held.stamp() + 1);
+      own = Optional.of(new Advertised(address, stamp));
+    }
+    adopt(state());
+  }
+
+  /**
+   * Whether {@code other}, encoded without addresses as {@code bytes}, wins over {@code current}.
+   */
+  private boolean newer(ClusterState current, ClusterState other, byte[] bytes) {
+    if (other.epoch() != current.epoch()) {
+      return other.epoch() > current.epoch();
+    }
+    if (Arrays.compare(bytes, encoded) <= 0) {
+      return false;
+    }
+    if (current.change().isEmpty() && other.change().isEmpty()) {
+      // Two seeds of different --peers, not two changes started at once: neither may win.
+      if (conflictLogged.add(other.epoch())) {
+        log.error(
+            "a peer holds a different membership at epoch {} ({}) than this node ({}): the"
+                + " nodes were seeded with different --peers; keeping this node's",
+            other.epoch(),
+            other.ids(),
+            current.ids());
+      }
+      return false;
+    }
     return true;
   }
 

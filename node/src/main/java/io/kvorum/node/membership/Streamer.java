@@ -213,7 +213,7 @@ final class Streamer {
     return paced.thenComposeAsync(
         unused -> {
           if (!local.isEmpty()) {
-            writes.add(storage.putAll(local));
+            writes.add(storage.putAllStreamed(local));
           }
           return await(
               CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)),

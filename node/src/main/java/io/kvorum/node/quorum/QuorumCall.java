@@ -146,6 +146,16 @@ public final class QuorumCall<T> {
     return failures.notEnoughReplicas(quorum.ack(), successes.size(), pending());
   }
 
+  /**
+   * The request's deadline passed: an undecided call fails with {@link #notEnoughReplicas()}; a
+   * decided one stays as it is.
+   */
+  public void giveUp() {
+    if (!result.isDone()) {
+      result.completeExceptionally(notEnoughReplicas());
+    }
+  }
+
   private List<Answer<T>> allSettled() {
     return successes.size() + failures.count() == quorum.from() ? List.copyOf(successes) : null;
   }

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -59,6 +61,28 @@ public final class RequestDeadline {
   /** The scheduler for the timers of a request started on this thread. */
   public ScheduledExecutorService scheduler() {
     return schedulers.get();
+  }
+
+  /**
+   * Bounds every one of {@code calls} (the items of one batch) by the request timeout with one
+   * timer: each still undecided when it fires fails with {@link NotEnoughReplicasException} as
+   * {@link #await} fails it. The timer is cancelled once every call is decided.
+   */
+  public void bound(List<? extends QuorumCall<?>> calls) {
+    CompletableFuture<?>[] results =
+        calls.stream().map(QuorumCall::result).toArray(CompletableFuture[]::new);
+    CompletableFuture<Void> decided = CompletableFuture.allOf(results);
+    if (decided.isDone()) {
+      return;
+    }
+    ScheduledFuture<?> timer =
+        schedulers
+            .get()
+            .schedule(
+                () -> calls.forEach(call -> call.giveUp()),
+                timeout.toNanos(),
+                TimeUnit.NANOSECONDS);
+    decided.whenComplete((ok, error) -> timer.cancel(false));
   }
 
   public <T> CompletableFuture<List<QuorumCall.Answer<T>>> await(QuorumCall<T> call) {

@@ -61,6 +61,15 @@ public final class LocalReplicas {
     return stored.thenCompose(ok -> CompletableFuture.failedFuture(refused));
   }
 
+  /**
+   * Serves the items of a client batch this node holds: each answered on its own, writes versioned
+   * too far ahead refused one by one ({@link ReplicaBatch#serve}).
+   */
+  public CompletableFuture<ReplicaBatch.Answer> batch(ReplicaBatch batch) {
+    long wall = future.wallMillis();
+    return ReplicaBatch.serve(storage, batch, record -> future.refusal(record, wall));
+  }
+
   public ScanCursor scan(KeyRange range) {
     return storage.scan(range);
   }

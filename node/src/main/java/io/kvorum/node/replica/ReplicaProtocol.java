@@ -24,6 +24,12 @@ public final class ReplicaProtocol {
    */
   public static final Operation<Entry, Void> WRITE = Operation.of("write");
 
+  /**
+   * The items of one client batch that a peer holds, in one message: its reads and writes, each
+   * answered on its own ({@link ReplicaBatch}).
+   */
+  public static final Operation<ReplicaBatch, ReplicaBatch.Answer> BATCH = Operation.of("batch");
+
   /** A peer's own records in a range, tombstones and expired records included, in key order. */
   public static final CursorOperation<KeyRange> SCAN =
       new CursorOperation<>("scan", Deadline.REQUEST);
@@ -35,6 +41,7 @@ public final class ReplicaProtocol {
     handlers
         .on(READ, replicas::read)
         .on(WRITE, write -> replicas.write(write.key(), write.record()), replicas::writeAll)
+        .on(BATCH, replicas::batch)
         .on(SCAN, replicas::scan);
   }
 }

@@ -44,6 +44,16 @@ public final class Replicas {
         : peers.call(node, ReplicaProtocol.WRITE, new Entry(key, record));
   }
 
+  /**
+   * Sends {@code node} the items of a client batch it holds, in one message; this node's own are
+   * served from its storage at once.
+   */
+  public CompletableFuture<ReplicaBatch.Answer> batch(NodeId node, ReplicaBatch batch) {
+    return isSelf(node)
+        ? ReplicaBatch.serve(local, batch, record -> Optional.empty())
+        : peers.call(node, ReplicaProtocol.BATCH, batch);
+  }
+
   public ScanCursor scan(NodeId node, KeyRange range) {
     return isSelf(node) ? local.scan(range) : peers.open(node, ReplicaProtocol.SCAN, range);
   }

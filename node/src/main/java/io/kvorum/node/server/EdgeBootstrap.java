@@ -1,6 +1,8 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.auth.AccessTokens;
+import io.kvorum.node.changes.ChangeFeeds;
+import io.kvorum.node.changes.FeedSettings;
 import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.consensus.Acceptors;
@@ -48,7 +50,13 @@ public final class EdgeBootstrap {
               security.tls(),
               resources.registry()));
     } catch (UncheckedIOException e) {
-      throw new ConfigException("--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e));
+      throw config
+          .grpcHost()
+          .map(host -> new ConfigException("--grpc-host", host, bindFailure(e)))
+          .orElseGet(
+              () ->
+                  new ConfigException(
+                      "--grpc-port", String.valueOf(config.grpcPort()), bindFailure(e)));
     }
   }
 
@@ -67,6 +75,7 @@ public final class EdgeBootstrap {
       BooleanSupplier ready) {
     Coordinator coordinator = coordinator(config, storage, cluster, replication, resources);
     ClusterAdmin admin = admin(config, cluster, replication);
+    ChangeFeeds feeds = changeFeeds(config, cluster, replication, resources);
     NodeConfig.Http http = config.http();
     HttpGateway gateway =
         resources.closeOnStop(
@@ -86,16 +95,24 @@ public final class EdgeBootstrap {
                 resources.httpLoops(),
                 new HttpGateway.Services(
                     coordinator,
+                    feeds,
                     admin,
                     new NodeStatus(config.nodeId().value(), ready),
                     resources.registry(),
                     new SnapshotAdmin(storage.snapshots()))));
+    // Ended as the gateway drains; closed here too for a stop that does not drain.
+    resources.closeOnStop(feeds);
     InetSocketAddress address;
     try {
       address = gateway.start();
     } catch (UncheckedIOException e) {
       throw new ConfigException("--http-port", String.valueOf(http.port()), bindFailure(e));
     }
+    // Its peers learn it by gossip: operator tools and clients reach every member by it.
+    String interNodeHost = config.topology().member(config.nodeId()).orElseThrow().host();
+    cluster
+        .membership()
+        .advertise(http.advertised(address.getPort(), interNodeHost), storage.clock().wallMillis());
     return new NodeEdge(coordinator, admin, gateway, address);
   }
 
@@ -114,6 +131,32 @@ public final class EdgeBootstrap {
         admin(config, cluster, replication),
         null,
         null);
+  }
+
+  /** The change feeds this node serves (SPEC §12), over every member's change log. */
+  public static ChangeFeeds changeFeeds(
+      NodeConfig config,
+      NodeCluster cluster,
+      NodeReplication replication,
+      NodeResources resources) {
+    return new ChangeFeeds(
+        config.nodeId(),
+        () -> cluster.membership().state().ids(),
+        cluster.transport(),
+        replication.storage().changes(),
+        feedSettings(config),
+        System::currentTimeMillis,
+        resources.registry());
+  }
+
+  private static FeedSettings feedSettings(NodeConfig config) {
+    FeedSettings settings =
+        FeedSettings.of(config.storage().changeRetention(), config.maxClockOffset());
+    return config
+        .storage()
+        .feedStall()
+        .map(stall -> settings.withConsumerBounds(settings.maxQueuedEvents(), stall))
+        .orElse(settings);
   }
 
   /** The data operations of client requests, coordinated by this node. */

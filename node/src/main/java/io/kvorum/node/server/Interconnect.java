@@ -12,6 +12,7 @@ import io.kvorum.node.transport.grpc.GrpcTls;
 import io.kvorum.node.transport.grpc.PeerProtocol;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.util.Optional;
 
 /**
@@ -66,7 +67,8 @@ public interface Interconnect {
               loops,
               threading.sharedLoops() && threading.channelPerLoop(),
               tls.map(GrpcTls::of),
-              PeerProtocol.current(registry));
+              PeerProtocol.current(registry),
+              config.grpcHost());
         }
 
         @Override
@@ -79,7 +81,10 @@ public interface Interconnect {
             MeterRegistry registry) {
           return GrpcReplicaServer.start(
               config.nodeId(),
-              config.grpcPort(),
+              config
+                  .grpcHost()
+                  .map(host -> new InetSocketAddress(host, config.grpcPort()))
+                  .orElseGet(() -> new InetSocketAddress(config.grpcPort())),
               handlers,
               clock,
               maxMessageBytes(config),

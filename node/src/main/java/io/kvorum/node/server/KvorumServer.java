@@ -1,6 +1,7 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.auth.TokensFile;
+import io.kvorum.node.changes.ChangeRetention;
 import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.config.ConfigException;
@@ -200,6 +201,12 @@ public final class KvorumServer implements AutoCloseable {
         "paxos state sweep", config.storage().sweepInterval(), replication.paxosSweeper()::sweep);
     resources.every(
         "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
+    ChangeRetention changes =
+        new ChangeRetention(
+            replication.storage().changes(),
+            config.storage().changeRetention(),
+            System::currentTimeMillis);
+    resources.everyAsync("change log purge", ChangeRetention.INTERVAL, changes::purge);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.
     replication.antiEntropy().start();
   }

@@ -4,6 +4,7 @@ import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.antientropy.HashTrees;
 import io.kvorum.node.antientropy.RepairProtocol;
 import io.kvorum.node.antientropy.TreeKeepingStorageEngine;
+import io.kvorum.node.changes.ChangesProtocol;
 import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.clock.FutureVersions;
 import io.kvorum.node.clock.HybridLogicalClock;
@@ -138,6 +139,7 @@ public final class ReplicationBootstrap {
     RepairProtocol.serve(handlers, replication.antiEntropy());
     membership.ifPresent(changes -> MembershipProtocol.serve(handlers, changes));
     ClockProtocol.serve(handlers, storage.clock()::wallMillis, replicas::storageReport);
+    ChangesProtocol.serve(handlers, replication.storage().changes());
     return handlers;
   }
 

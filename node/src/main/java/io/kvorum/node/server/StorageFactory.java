@@ -34,7 +34,8 @@ public interface StorageFactory {
                     threading.writesAtOnce(),
                     threading.quietBackground(),
                     false),
-                executor);
+                executor,
+                s.capturesChanges());
         try {
           return new LocalStorage(engine, engine.hints(), new RocksDbAcceptorStore(engine.paxos()));
         } catch (RuntimeException e) {

@@ -42,6 +42,16 @@ public abstract class ForwardingStorageEngine implements StorageEngine {
   }
 
   @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return delegate.putAllStreamed(entries);
+  }
+
+  @Override
+  public ChangeLog changes() {
+    return delegate.changes();
+  }
+
+  @Override
   public ScanCursor scan(KeyRange range) {
     return delegate.scan(range);
   }

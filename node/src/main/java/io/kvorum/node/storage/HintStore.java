@@ -28,7 +28,10 @@ public interface HintStore {
   /** How many hints are pending for {@code target}; cheap, from a count kept in memory. */
   long pending(NodeId target);
 
-  /** The targets with at least one pending hint. */
+  /**
+   * The targets with at least one pending hint, in id order: a replay goes through them in the same
+   * order every time (a simulated run of one seed replays the same events).
+   */
   Set<NodeId> targets();
 
   /**

@@ -129,6 +129,12 @@ public final class MeteredStorageEngine extends ForwardingStorageEngine {
   }
 
   @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    long issued = nanos.getAsLong();
+    return watched("put_all", issued, delegate.putAllStreamed(entries));
+  }
+
+  @Override
   public CompletableFuture<PurgeResult> purge(long deadBeforeMillis, int limit) {
     long issued = nanos.getAsLong();
     // A purge that found nothing due wrote nothing, so it says nothing about space.

@@ -57,6 +57,24 @@ public interface Snapshots {
    */
   CompletableFuture<Void> delete(String name);
 
+  /**
+   * The files of snapshot {@code name} with their sizes and SHA-256, for a backup; fails with
+   * {@link io.kvorum.node.core.SnapshotException} if there is no whole snapshot of that name (an
+   * engine without snapshots has none).
+   */
+  default CompletableFuture<java.util.List<io.kvorum.node.core.SnapshotFile>> files(String name) {
+    return CompletableFuture.failedFuture(
+        new io.kvorum.node.core.SnapshotException(
+            io.kvorum.node.core.SnapshotException.Reason.UNKNOWN_SNAPSHOT, name));
+  }
+
+  /** Opens file {@code file} of snapshot {@code name} for reading, as {@link #files} fails. */
+  default CompletableFuture<io.kvorum.node.core.ChunkReader> open(String name, String file) {
+    return CompletableFuture.failedFuture(
+        new io.kvorum.node.core.SnapshotException(
+            io.kvorum.node.core.SnapshotException.Reason.UNKNOWN_SNAPSHOT, name));
+  }
+
   /** Bytes of the files that only snapshots hold (not shared with the live database). */
   long bytesHeldAlone();
 

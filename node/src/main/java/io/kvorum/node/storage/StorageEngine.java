@@ -63,6 +63,24 @@ public interface StorageEngine extends AutoCloseable {
   CompletableFuture<Void> putAll(List<Entry> entries);
 
   /**
+   * Offers records that a membership change streams to this node as {@link #putAll} does, without
+   * logging them as changes ({@link #changes}): they are copies of records other nodes hold, not
+   * changes made to the data. An engine that keeps a change log MUST override this.
+   */
+  default CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return putAll(entries);
+  }
+
+  /**
+   * The changes this engine applied ({@link ChangeLog}): every {@link #put} and {@link #putAll},
+   * logged in the same atomic write as the records; {@link ChangeLog#NONE} for an engine that keeps
+   * no log.
+   */
+  default ChangeLog changes() {
+    return ChangeLog.NONE;
+  }
+
+  /**
    * A cursor over the stored records in {@code range}, in key order. It yields every record that
    * was stored when it opened and is not replaced while it runs; puts made while it is open may or
    * may not show. It must be closed.

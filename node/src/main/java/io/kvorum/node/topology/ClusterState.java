@@ -3,6 +3,7 @@ package io.kvorum.node.topology;
 import io.kvorum.node.core.NodeId;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The membership of the cluster at one epoch: every member with its state, and the change in
@@ -21,8 +23,11 @@ import java.util.Set;
  * @param epoch the version of this state; a change of membership makes a new, higher one
  * @param nodes every member, sorted by id
  * @param change the change in progress; empty when none is
+ * @param http the HTTP address each member advertises, for those that have said; not part of the
+ *     epoch's state: merged whatever the epoch ({@link Advertised})
  */
-public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change) {
+public record ClusterState(
+    long epoch, List<Node> nodes, Optional<Change> change, Map<NodeId, Advertised> http) {
   /** A member and its state. */
   public record Node(Member member, MemberState state) {
     public Node {
@@ -149,6 +154,24 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
       }
     }
     nodes = List.copyOf(sorted);
+    Map<NodeId, Advertised> known = new TreeMap<>(http);
+    known.keySet().retainAll(ids);
+    http = Collections.unmodifiableMap(known);
+  }
+
+  /** A state in which no member has advertised its HTTP address yet. */
+  public ClusterState(long epoch, List<Node> nodes, Optional<Change> change) {
+    this(epoch, nodes, change, Map.of());
+  }
+
+  /** This state with {@code addresses} as the members' HTTP addresses. */
+  public ClusterState withHttp(Map<NodeId, Advertised> addresses) {
+    return new ClusterState(epoch, nodes, change, addresses);
+  }
+
+  /** The HTTP address {@code id} advertises, if it has said. */
+  public Optional<String> httpAddress(NodeId id) {
+    return Optional.ofNullable(http.get(id)).map(Advertised::address);
   }
 
   /** The state a new cluster starts with: epoch 1, every member of {@code members} normal. */
@@ -231,7 +254,7 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
       throw new IllegalArgumentException("member '" + id + "' is already in zone " + zone);
     }
     return new ClusterState(
-        epoch + 1, nodes, Optional.of(new Change(Kind.MOVE, id, epoch + 1, nowMillis, zone)));
+        epoch + 1, nodes, Optional.of(new Change(Kind.MOVE, id, epoch + 1, nowMillis, zone)), http);
   }
 
   /** This state with {@code member} joining, in a new epoch. */
@@ -243,7 +266,10 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
     List<Node> next = new ArrayList<>(nodes);
     next.add(new Node(member, MemberState.JOINING));
     return new ClusterState(
-        epoch + 1, next, Optional.of(new Change(Kind.JOIN, member.id(), epoch + 1, nowMillis)));
+        epoch + 1,
+        next,
+        Optional.of(new Change(Kind.JOIN, member.id(), epoch + 1, nowMillis)),
+        http);
   }
 
   /** This state with {@code id} leaving, by decommission or removal, in a new epoch. */
@@ -259,7 +285,7 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
       next.add(n.id().equals(id) ? new Node(leaving.member(), MemberState.LEAVING) : n);
     }
     return new ClusterState(
-        epoch + 1, next, Optional.of(new Change(kind, id, epoch + 1, nowMillis)));
+        epoch + 1, next, Optional.of(new Change(kind, id, epoch + 1, nowMillis)), http);
   }
 
   /**
@@ -284,7 +310,7 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
         aborted.kind() == Kind.MOVE
             ? nodes
             : nodes.stream().filter(n -> !n.id().equals(aborted.node())).toList();
-    return new ClusterState(epoch + 1, next, Optional.empty());
+    return new ClusterState(epoch + 1, next, Optional.empty(), http);
   }
 
   /**
@@ -306,7 +332,7 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
             started.startedMillis(),
             started.zone(),
             Phase.READS_MOVED);
-    return new ClusterState(epoch + 1, nodes, Optional.of(moved));
+    return new ClusterState(epoch + 1, nodes, Optional.of(moved), http);
   }
 
   /**
@@ -331,7 +357,7 @@ public record ClusterState(long epoch, List<Node> nodes, Optional<Change> change
         next.add(new Node(n.member(), MemberState.NORMAL));
       }
     }
-    return new ClusterState(epoch + 1, next, Optional.empty());
+    return new ClusterState(epoch + 1, next, Optional.empty(), http);
   }
 
   private void requireNoChange() {

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvorum.node.core.NodeId;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,6 +30,12 @@ import java.util.Optional;
  * the new owners alone. A kind it does not know makes it refuse the state instead, as it refuses a
  * move: it never acknowledges the phase, so the change waits for it to be upgraded. A change just
  * started is written as before phases, so that every release reads it.
+ *
+ * <p>A member's advertised HTTP address ({@link Advertised}) follows its {@code state}, as {@code
+ * http} and {@code httpStamp}, written only once the member has said. A release before them ignores
+ * both and re-encodes the state without them: byte for byte the {@link #encodeEpochState} of this
+ * release, the form the tie-break between two states of one epoch compares, so no release takes two
+ * states that differ only by addresses for a conflict.
  */
 public final class ClusterStateCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,6 +44,15 @@ public final class ClusterStateCodec {
   private ClusterStateCodec() {}
 
   public static byte[] encode(ClusterState state) {
+    return encode(state, true);
+  }
+
+  /** The state without the members' HTTP addresses: what decides between states of one epoch. */
+  public static byte[] encodeEpochState(ClusterState state) {
+    return encode(state, false);
+  }
+
+  private static byte[] encode(ClusterState state, boolean withHttp) {
     ObjectNode root = JSON.createObjectNode();
     root.put("epoch", state.epoch());
     ArrayNode members = root.putArray("members");
@@ -48,6 +65,11 @@ public final class ClusterStateCodec {
         m.put("zone", n.member().zone().name());
       }
       m.put("state", n.state().label());
+      Advertised http = withHttp ? state.http().get(n.id()) : null;
+      if (http != null) {
+        m.put("http", http.address());
+        m.put("httpStamp", http.stamp());
+      }
     }
     state
         .change()
@@ -76,7 +98,13 @@ public final class ClusterStateCodec {
     try {
       JsonNode root = JSON.readTree(bytes);
       List<ClusterState.Node> nodes = new ArrayList<>();
+      Map<NodeId, Advertised> http = new HashMap<>();
       for (JsonNode m : root.required("members")) {
+        if (m.hasNonNull("http")) {
+          http.put(
+              NodeId.of(m.required("id").asText()),
+              new Advertised(m.get("http").asText(), m.path("httpStamp").asLong()));
+        }
         nodes.add(
             new ClusterState.Node(
                 new Member(
@@ -98,7 +126,7 @@ public final class ClusterStateCodec {
                     c.path("startedMillis").asLong(),
                     Zone.of(c.path("zone").asText(""))));
       }
-      return new ClusterState(root.required("epoch").asLong(), nodes, change);
+      return new ClusterState(root.required("epoch").asLong(), nodes, change, http);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a cluster state: " + e.getMessage(), e);
     }

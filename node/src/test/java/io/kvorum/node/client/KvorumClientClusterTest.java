@@ -8,6 +8,7 @@ import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientBuilder;
 import io.kvorum.node.testing.CountingTcpProxy;
 import io.kvorum.node.testing.LocalCluster;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +49,32 @@ class KvorumClientClusterTest {
       builder.seed("127.0.0.1", cluster.node(i).address().getPort());
     }
     return builder;
+  }
+
+  @Test
+  void aClientGivenOneNodeLearnsEveryMemberAtTheHttpAddressItAdvertises() {
+    List<URI> every = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      every.add(URI.create("http://127.0.0.1:" + cluster.node(i).address().getPort()));
+    }
+    try (KvorumClient one =
+        KvorumClient.builder().seed("127.0.0.1", cluster.node(1).address().getPort()).build()) {
+      // Members tell each other their addresses by gossip; /v0/cluster lists them once known.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  one.admin().cluster().members().stream().allMatch(m -> m.httpAddress() != null));
+      assertThat(one.admin().cluster().members())
+          .extracting(m -> URI.create("http://" + m.httpAddress()))
+          .containsExactlyInAnyOrderElementsOf(every);
+
+      one.put("k".getBytes(UTF_8), "v".getBytes(UTF_8));
+
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(one.nodes()).containsExactlyInAnyOrderElementsOf(every));
+    }
   }
 
   @Test

@@ -78,6 +78,28 @@ class NodeOptionsTest {
   }
 
   @Test
+  void theAdvertisedHttpAddressDefaultsToTheBoundHostElseTheInterNodeOne() {
+    NodeConfig.Http wildcard = config("--node-id", "n1").http();
+    NodeConfig.Http bound = config("--node-id", "n1", "--http-host", "127.0.0.2").http();
+    NodeConfig.Http given =
+        config("--node-id", "n1", "--advertise-http-address", "kvorum-0.kvorum:80").http();
+
+    assertThat(wildcard.advertised(8081, "10.0.0.1")).isEqualTo("10.0.0.1:8081");
+    assertThat(bound.advertised(8082, "10.0.0.1")).isEqualTo("127.0.0.2:8082");
+    assertThat(given.advertised(8080, "10.0.0.1")).isEqualTo("kvorum-0.kvorum:80");
+    assertThat(wildcard.advertised(8080, "::1")).isEqualTo("[::1]:8080");
+    assertThatThrownBy(() -> config("--node-id", "n1", "--advertise-http-address", "host"))
+        .hasMessageContaining("--advertise-http-address 'host'");
+  }
+
+  @Test
+  void theGrpcHostIsOptional() {
+    assertThat(config("--node-id", "n1").grpcHost()).isEmpty();
+    assertThat(config("--node-id", "n1", "--grpc-host", "127.0.0.11").grpcHost())
+        .contains("127.0.0.11");
+  }
+
+  @Test
   void replicationFactorIsAPositiveCount() {
     assertThat(config("--node-id", "n1", "--replication-factor", "5").membership())
         .isEqualTo(new NodeConfig.Membership(5));

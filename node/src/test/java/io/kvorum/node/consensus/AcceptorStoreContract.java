@@ -52,7 +52,12 @@ public abstract class AcceptorStoreContract {
     assertThat(await(store.step(KEY, s -> s.accept(proposal))))
         .isEqualTo(new Reply.Accepted(first));
 
-    assertThat(prepare(ballot(9, N2))).isEqualTo(new Reply.Rejected(ballot(9, N2), first));
+    assertThat(prepare(ballot(9, N2)))
+        .isEqualTo(
+            new Reply.Rejected(
+                ballot(9, N2),
+                first,
+                Optional.of(new Reply.Held(Optional.of(proposal), Optional.empty()))));
     assertThat(await(store.state(KEY))).isEqualTo(new AcceptorState(first, Optional.of(proposal)));
     Reply later = prepare(ballot(11, N2));
     assertThat(later)

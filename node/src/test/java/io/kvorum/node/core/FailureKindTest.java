@@ -38,6 +38,11 @@ class FailureKindTest {
     raised.put(
         new ConditionFailedException(Optional.of(Version.of(1, 0))), FailureKind.CONDITION_FAILED);
     raised.put(new PeerUnavailableException(NodeId.of("n2"), "down", null), FailureKind.NO_ANSWER);
+    raised.put(
+        new FeedException(FeedException.Reason.CURSOR_EXPIRED, "too old"),
+        FailureKind.CURSOR_EXPIRED);
+    raised.put(
+        new FeedException(FeedException.Reason.TOO_SLOW, "cut off"), FailureKind.FEED_TOO_SLOW);
     raised.put(new NotEnoughReplicasException(2, 1), FailureKind.NOT_ENOUGH_REPLICAS);
     raised.put(
         new StorageException(StorageException.Kind.FAILURE, "get", null, null),
@@ -84,6 +89,8 @@ class FailureKindTest {
             new Row(FailureKind.SNAPSHOT_EXISTS, false, false, false, false, 409, false),
             new Row(FailureKind.UNKNOWN_SNAPSHOT, false, false, false, false, 404, false),
             new Row(FailureKind.CONDITION_FAILED, false, false, false, false, 412, false),
+            new Row(FailureKind.CURSOR_EXPIRED, false, false, false, false, 410, false),
+            new Row(FailureKind.FEED_TOO_SLOW, false, false, true, false, 503, false),
             new Row(FailureKind.NO_ANSWER, true, true, true, false, 504, false),
             new Row(FailureKind.NOT_ENOUGH_REPLICAS, false, false, true, false, 504, false),
             new Row(FailureKind.STORAGE_FAILURE, false, true, false, true, 500, false),

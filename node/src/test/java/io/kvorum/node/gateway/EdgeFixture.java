@@ -56,12 +56,14 @@ final class EdgeFixture implements AutoCloseable {
         new Endpoints(
             new DataEndpoints(
                 node.coordinator(),
+                node.changeFeeds(),
                 new RequestParameters(MAX_KEY_BYTES),
                 status,
                 () -> false,
                 metrics,
                 true),
-            new AdminEndpoints(node.admin(), status, registry, () -> false),
+            new AdminEndpoints(
+                node.admin(), status, registry, () -> false, node.coordinator()::defaultFrom),
             new SnapshotEndpoints(new SnapshotAdmin(Snapshots.NONE)),
             tokens == null ? null : new AccessControl(() -> tokens));
   }

@@ -120,6 +120,44 @@ class HttpApiTest {
     assertThat(kv.getUtf8("cas")).hasValue("six");
   }
 
+  /**
+   * {@code consistency=linearizable} reads through the key's acceptors (SPEC §10): the value and
+   * its ETag after plain and conditional writes, 404 once deleted or never written, and through
+   * {@code KvorumClient.getLinearizable}; any other value of the parameter is a 400 naming it.
+   */
+  @Test
+  void aLinearizableReadAnswersAsAGetAndRefusesOtherConsistencies() throws Exception {
+    String plain = kv.put("serial", "plain");
+    HttpResponse<byte[]> read = send("GET", "/v0/entity?id=serial&consistency=linearizable");
+    assertThat(read.statusCode()).isEqualTo(200);
+    assertThat(new String(read.body(), UTF_8)).isEqualTo("plain");
+    assertThat(read.headers().firstValue("etag")).hasValue(plain);
+
+    String conditional =
+        conditional("serial", "PUT", "If-Match", plain, "conditional")
+            .headers()
+            .firstValue("etag")
+            .orElseThrow();
+    assertThat(kv.getLinearizable("serial".getBytes(UTF_8)))
+        .hasValueSatisfying(
+            v -> {
+              assertThat(new String(v.value(), UTF_8)).isEqualTo("conditional");
+              assertThat(v.etag()).isEqualTo(conditional);
+            });
+    assertThat(conditional("serial", "DELETE", "If-Match", conditional, "").statusCode())
+        .isEqualTo(202);
+    assertThat(send("GET", "/v0/entity?id=serial&consistency=linearizable").statusCode())
+        .isEqualTo(404);
+    assertThat(send("GET", "/v0/entity?id=never-written&consistency=linearizable").statusCode())
+        .isEqualTo(404);
+
+    for (String other : new String[] {"quorum", "LINEARIZABLE", "", "serial"}) {
+      HttpResponse<byte[]> refused = send("GET", "/v0/entity?id=serial&consistency=" + other);
+      assertThat(refused.statusCode()).as("consistency=%s", other).isEqualTo(400);
+      assertThat(JSON.readTree(refused.body()).get("parameter").asText()).isEqualTo("consistency");
+    }
+  }
+
   /** A condition this node cannot decide is refused rather than ignored. */
   @ParameterizedTest
   @CsvSource(

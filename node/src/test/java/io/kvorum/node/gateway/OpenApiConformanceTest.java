@@ -15,6 +15,7 @@ import io.kvorum.node.core.RecordBatch;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.FaultyStorageEngine;
+import io.kvorum.node.testing.FeedReader;
 import io.kvorum.node.testing.LocalCluster;
 import io.kvorum.node.testing.RawHttpConnection;
 import io.kvorum.node.testing.TestConfig;
@@ -93,6 +94,20 @@ class OpenApiConformanceTest {
    * --auth-tokens}.
    */
   private int guarded(String authorization, String method, String target) throws Exception {
+    try (RawHttpConnection raw = new RawHttpConnection(guardedNode().address())) {
+      raw.write(
+          method
+              + " "
+              + target
+              + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+              + "\r\n");
+      return raw.readResponse().status();
+    }
+  }
+
+  /** A node of its own run with {@code --auth-tokens}, started on first use. */
+  private TestNode guardedNode() throws Exception {
     if (guardedNode == null) {
       Path tokens =
           Files.writeString(
@@ -103,16 +118,7 @@ class OpenApiConformanceTest {
               TestConfig.in(dataDir.resolve("guarded")).authTokens(tokens).build(),
               FaultyStorageEngine.inMemory(engine -> {}));
     }
-    try (RawHttpConnection raw = new RawHttpConnection(guardedNode.address())) {
-      raw.write(
-          method
-              + " "
-              + target
-              + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
-              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
-              + "\r\n");
-      return raw.readResponse().status();
-    }
+    return guardedNode;
   }
 
   private Map<String, Recipe> recipes() {
@@ -131,6 +137,9 @@ class OpenApiConformanceTest {
     r.put("PUT /v0/entity 503", () -> faulty(overloaded(), "PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 504", () -> slow("PUT", "/v0/entity?id=k"));
     r.put("PUT /v0/entity 507", () -> faulty(diskFull(), "PUT", "/v0/entity?id=k"));
+    r.put(
+        "GET /v0/entity 507",
+        () -> faulty(diskFull(), "GET", "/v0/entity?id=k&consistency=linearizable"));
     r.put("DELETE /v0/entity 202", () -> send("DELETE", "/v0/entity?id=k"));
     r.put("DELETE /v0/entity 400", () -> send("DELETE", "/v0/entity?id="));
     r.put("DELETE /v0/entity 412", () -> conditional("DELETE", "If-Match: \"1.0\""));
@@ -141,6 +150,10 @@ class OpenApiConformanceTest {
     r.put("GET /v0/entities 400", () -> send("GET", "/v0/entities"));
     r.put("GET /v0/entities 503", () -> whileDraining("/v0/entities?start=a"));
     r.put("GET /v0/entities 504", () -> unreachablePeerBeforeTheFirstEntry());
+    r.put("GET /v0/changes 200", () -> feed("start=a"));
+    r.put("GET /v0/changes 400", () -> send("GET", "/v0/changes?start=a&since=yesterday"));
+    r.put("GET /v0/changes 410", () -> send("GET", "/v0/changes?start=a&since=1000000000"));
+    r.put("GET /v0/changes 503", () -> whileDraining("/v0/changes?start=a"));
     r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
     r.put("GET /v0/cluster 200", () -> send("GET", KvorumApi.PATH_CLUSTER));
     r.put("POST /v0/repair 202", () -> send("POST", KvorumApi.PATH_REPAIR));
@@ -156,6 +169,7 @@ class OpenApiConformanceTest {
     r.put("DELETE /v0/entity 403", () -> guarded(READ_TOKEN, "DELETE", "/v0/entity?id=k"));
     r.put("GET /v0/entities 401", () -> guarded(null, "GET", "/v0/entities?start=a"));
     r.put("GET /v0/status 401", () -> guarded(null, "GET", KvorumApi.PATH_STATUS));
+    r.put("GET /v0/changes 401", () -> guarded(null, "GET", "/v0/changes?start=a"));
     r.put("GET /v0/cluster 401", () -> guarded(null, "GET", KvorumApi.PATH_CLUSTER));
     r.put("POST /v0/repair 401", () -> guarded(null, "POST", KvorumApi.PATH_REPAIR));
     r.put("POST /v0/repair 403", () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REPAIR));
@@ -180,7 +194,37 @@ class OpenApiConformanceTest {
         () -> guarded(WRITE_TOKEN, "POST", KvorumApi.PATH_REMOVE + "?node=n2"));
     snapshotRecipes(r);
     loadRecipes(r);
+    batchRecipes(r);
     return r;
+  }
+
+  private void batchRecipes(Map<String, Recipe> r) {
+    String gets = "{\"items\": [{\"op\": \"get\", \"id\": \"k\"}]}";
+    String puts = "{\"items\": [{\"op\": \"put\", \"id\": \"k\", \"value\": \"\"}]}";
+    String big =
+        "{\"items\": [{\"op\": \"put\", \"id\": \"k\", \"value\": \"" + "A".repeat(1100) + "\"}]}";
+    r.put("POST /v0/batch 200", () -> postBatch(node, null, gets));
+    r.put("POST /v0/batch 400", () -> postBatch(node, null, "{\"items\": 1}"));
+    r.put("POST /v0/batch 413", () -> postBatch(node, null, big));
+    r.put("POST /v0/batch 503", () -> whileDraining("POST", KvorumApi.PATH_BATCH));
+    r.put("POST /v0/batch 401", () -> guarded(null, "POST", KvorumApi.PATH_BATCH));
+    r.put("POST /v0/batch 403", () -> postBatch(guardedNode(), READ_TOKEN, puts));
+  }
+
+  private int postBatch(TestNode to, String authorization, String body) throws Exception {
+    byte[] bytes = body.getBytes(UTF_8);
+    try (RawHttpConnection raw = new RawHttpConnection(to.address())) {
+      raw.write(
+          "POST "
+              + KvorumApi.PATH_BATCH
+              + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+              + bytes.length
+              + "\r\n"
+              + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+              + "\r\n");
+      raw.write(bytes);
+      return raw.readResponse().status();
+    }
   }
 
   private void loadRecipes(Map<String, Recipe> r) {
@@ -243,6 +287,33 @@ class OpenApiConformanceTest {
       r.put(method + " /v0/snapshots 401", () -> guarded(null, method, snapshots + "?name=s"));
       r.put(
           method + " /v0/snapshots 403", () -> guarded(WRITE_TOKEN, method, snapshots + "?name=s"));
+    }
+    String files = snapshots + "/listed/files";
+    r.put(
+        "GET /v0/snapshots/{name}/files 200",
+        () -> onRocksDb("POST", snapshots + "?name=listed") == 201 ? onRocksDb("GET", files) : -1);
+    r.put("GET /v0/snapshots/{name}/files 404", () -> onRocksDb("GET", snapshots + "/no/files"));
+    r.put(
+        "GET /v0/snapshots/{name}/files/{file} 200",
+        () ->
+            onRocksDb("POST", snapshots + "?name=read") == 201
+                ? onRocksDb("GET", snapshots + "/read/files/CURRENT")
+                : -1);
+    r.put(
+        "GET /v0/snapshots/{name}/files/{file} 404",
+        () -> {
+          int noSnapshot = onRocksDb("GET", snapshots + "/no/files/CURRENT");
+          int noFile =
+              onRocksDb("POST", snapshots + "?name=nofile") == 201
+                  ? onRocksDb("GET", snapshots + "/nofile/files/000999.sst")
+                  : -1;
+          return noSnapshot == noFile ? noFile : -1;
+        });
+    for (String path : List.of("/s/files", "/s/files/CURRENT")) {
+      String key = path.endsWith("files") ? "{name}/files" : "{name}/files/{file}";
+      r.put("GET /v0/snapshots/" + key + " 401", () -> guarded(null, "GET", snapshots + path));
+      r.put(
+          "GET /v0/snapshots/" + key + " 403", () -> guarded(WRITE_TOKEN, "GET", snapshots + path));
     }
     r.put("DELETE /v0/snapshots/{name} 401", () -> guarded(null, "DELETE", snapshots + "/s"));
     r.put(
@@ -382,7 +453,11 @@ class OpenApiConformanceTest {
         HttpResponse<Void> response =
             http.send(
                 HttpRequest.newBuilder(
-                        URI.create(node.url(path.getKey().replace("{name}", "a-name"))))
+                        URI.create(
+                            node.url(
+                                path.getKey()
+                                    .replace("{name}", "a-name")
+                                    .replace("{file}", "CURRENT"))))
                     .method(method, HttpRequest.BodyPublishers.noBody())
                     .build(),
                 HttpResponse.BodyHandlers.discarding());
@@ -421,6 +496,13 @@ class OpenApiConformanceTest {
                       }
                     }));
     return answers;
+  }
+
+  /** Opens a feed and answers its status (the body streams on: it is closed unread). */
+  private int feed(String query) {
+    try (FeedReader feed = FeedReader.open(URI.create(node.url("/")), query)) {
+      return feed.status();
+    }
   }
 
   private int send(String method, String target) throws Exception {
@@ -478,6 +560,10 @@ class OpenApiConformanceTest {
    * Uses a node of its own, since it stops it.
    */
   private int whileDraining(String target) throws Exception {
+    return whileDraining("GET", target);
+  }
+
+  private int whileDraining(String method, String target) throws Exception {
     FaultyStorageEngine[] slowStorage = new FaultyStorageEngine[1];
     TestNode draining =
         TestNode.start(
@@ -500,7 +586,7 @@ class OpenApiConformanceTest {
       int port = draining.port();
       Thread stopper = Thread.startVirtualThread(draining::stop);
       Awaitility.await().until(() -> refusesConnections(port));
-      int status = early.request("GET", target).status();
+      int status = early.request(method, target).status();
       assertThat(held.readResponse().status()).as("the request in flight finishes").isEqualTo(404);
       stopper.join();
       return status;

@@ -229,6 +229,7 @@ final class SimCluster implements AutoCloseable {
   @Override
   public void close() {
     all.forEach(n -> n.crash(SimNode.Crash.KILL));
+    scheduler.close();
     try {
       DirectoryTrees.remove(directory);
     } catch (IOException e) {

@@ -1,7 +1,13 @@
 package io.kvorum.node.sim;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.stream.Collectors;
 
 /**
  * Virtual time and every event of a simulated cluster: the tasks of every node's executors and
@@ -12,6 +18,11 @@ import java.util.Random;
  * <p>Each event may belong to a node's incarnation ({@link Owner}): once that incarnation died (a
  * crash), its events are dropped unrun; while it is paused, its events wait for the end of the
  * pause. Not thread-safe: everything runs on the simulation's thread.
+ *
+ * <p>With {@code -Dkvorum.sim.trace=FILE}, every event run is written to FILE with its virtual time
+ * and where it was scheduled (the calls that scheduled it): two runs of one seed whose trace hashes
+ * differ are told apart by diffing their files, the first differing line showing what decided
+ * differently.
  */
 final class SimScheduler {
   /** Who an event belongs to: a node's incarnation, or nobody (the network, the clients). */
@@ -29,14 +40,16 @@ final class SimScheduler {
     final long sequence;
     final Owner owner;
     final Runnable task;
+    final String site;
     boolean cancelled;
     boolean ran;
 
-    private Event(long time, long sequence, Owner owner, Runnable task) {
+    private Event(long time, long sequence, Owner owner, Runnable task, String site) {
       this.time = time;
       this.sequence = sequence;
       this.owner = owner;
       this.task = task;
+      this.site = site;
     }
 
     @Override
@@ -53,6 +66,7 @@ final class SimScheduler {
   private long sequence;
   private long executed;
   private long trace = 1125899906842597L;
+  private final PrintWriter sites;
 
   /**
    * @param seed every choice of the simulation comes from it
@@ -61,6 +75,12 @@ final class SimScheduler {
   SimScheduler(long seed, long maxEvents) {
     this.random = new Random(seed);
     this.maxEvents = maxEvents;
+    String file = System.getProperty("kvorum.sim.trace");
+    try {
+      this.sites = file == null ? null : new PrintWriter(Files.newBufferedWriter(Path.of(file)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Virtual time, nanoseconds since the simulation began. */
@@ -93,7 +113,8 @@ final class SimScheduler {
 
   /** Schedules {@code task} at virtual time {@code time} (not before now). */
   Event at(long time, Owner owner, Runnable task) {
-    Event event = new Event(Math.max(time, now), sequence++, owner, task);
+    Event event =
+        new Event(Math.max(time, now), sequence++, owner, task, sites == null ? null : site());
     queue.add(event);
     return event;
   }
@@ -146,7 +167,32 @@ final class SimScheduler {
               + " events without ending (a task rescheduling itself?)");
     }
     trace = 31 * trace + now;
+    if (sites != null) {
+      sites.println(executed + " " + now + " " + event.site);
+    }
     event.ran = true;
     event.task.run();
+  }
+
+  /** Ends the run's trace file, if one was asked for. */
+  void close() {
+    if (sites != null) {
+      sites.close();
+    }
+  }
+
+  /** The calls that schedule an event, outside the scheduler and the JDK. */
+  private static String site() {
+    return StackWalker.getInstance()
+        .walk(
+            frames ->
+                frames
+                    .filter(
+                        f ->
+                            !f.getClassName().equals(SimScheduler.class.getName())
+                                && !f.getClassName().startsWith("java."))
+                    .limit(10)
+                    .map(f -> f.getClassName() + ":" + f.getLineNumber())
+                    .collect(Collectors.joining(" ")));
   }
 }

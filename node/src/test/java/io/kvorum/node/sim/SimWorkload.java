@@ -45,11 +45,21 @@ final class SimWorkload {
 
   /** The chances of each kind of request, in {@link OpKind} order. */
   record Mix(
-      int put, int delete, int get, int putIfAbsent, int putIfMatch, int deleteIfMatch, int range) {
-    static final Mix DEFAULT = new Mix(30, 8, 30, 8, 12, 4, 4);
+      int put,
+      int delete,
+      int get,
+      int putIfAbsent,
+      int putIfMatch,
+      int deleteIfMatch,
+      int range,
+      int getLinearizable) {
+    static final Mix DEFAULT = new Mix(30, 8, 30, 8, 12, 4, 4, 0);
 
-    /** Conditional writes alone (and reads), so that Linearizability checks every key. */
-    static final Mix CONDITIONAL = new Mix(0, 0, 15, 25, 45, 12, 3);
+    /**
+     * Conditional writes alone (and reads, linearizable ones among them), so that Linearizability
+     * checks every key.
+     */
+    static final Mix CONDITIONAL = new Mix(0, 0, 10, 25, 45, 12, 3, 10);
   }
 
   private final SimCluster cluster;
@@ -152,6 +162,7 @@ final class SimWorkload {
           case DELETE_IF_MATCH ->
               ask(node, c -> c.deleteIf(key, new Condition.IfMatch(expected), q));
           case GET -> ask(node, c -> c.get(key, q));
+          case GET_LINEARIZABLE -> ask(node, c -> c.getLinearizable(key, q));
           case RANGE -> ask(node, c -> collect(c.range(KeyRange.from(key))));
         };
     inFlight++;
@@ -198,7 +209,7 @@ final class SimWorkload {
       };
     }
     return switch (kind) {
-      case GET -> {
+      case GET, GET_LINEARIZABLE -> {
         @SuppressWarnings("unchecked")
         Optional<Record> read = (Optional<Record>) result;
         read.ifPresent(r -> remember(client, key, r.version()));
@@ -248,7 +259,8 @@ final class SimWorkload {
       mix.putIfAbsent(),
       mix.putIfMatch(),
       mix.deleteIfMatch(),
-      mix.range()
+      mix.range(),
+      mix.getLinearizable()
     };
     OpKind[] kinds = {
       OpKind.PUT,
@@ -257,7 +269,8 @@ final class SimWorkload {
       OpKind.PUT_IF_ABSENT,
       OpKind.PUT_IF_MATCH,
       OpKind.DELETE_IF_MATCH,
-      OpKind.RANGE
+      OpKind.RANGE,
+      OpKind.GET_LINEARIZABLE
     };
     int total = 0;
     for (int w : weights) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.sim.check.History;
 import io.kvorum.node.sim.check.Report;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,20 +62,44 @@ class SimulationTest {
    * Seeds of hunts past CI's that failed, each fixed since; kept beside CI's, though a seed replays
    * its schedule only until the simulator or the workload changes. MEMBERSHIP 1001204, 1001507 and
    * 1003057: a node joined through one asked to leave, and asked a node gone until the end.
+   * EVERYTHING 1000327, 1000424 and 1000611: a join waited out a hand-off batch lost in the faults
+   * for its minute, so the new node was ready only after the simulator's wait for readiness had
+   * ended (it now waits for the changes first). CONDITIONAL 1000455: a retry that found its own
+   * write chosen and overwritten committed the later value to its own request's from.
    */
   @ParameterizedTest(name = "{0} seed {1}")
-  @CsvSource({"MEMBERSHIP, 1001204", "MEMBERSHIP, 1001507", "MEMBERSHIP, 1003057"})
+  @CsvSource({
+    "MEMBERSHIP, 1001204",
+    "MEMBERSHIP, 1001507",
+    "MEMBERSHIP, 1003057",
+    "EVERYTHING, 1000327",
+    "EVERYTHING, 1000424",
+    "EVERYTHING, 1000611",
+    "CONDITIONAL, 1000455"
+  })
   void seedsHuntsFoundPass(Scenario scenario, long seed) {
     Simulation.Result result = Simulation.run(seed, scenario);
     assertThat(result.passed()).as(describe(result)).isTrue();
   }
 
+  /**
+   * The same seed gives the same run, alone or after others: run first, again after other seeds in
+   * this JVM (identity hash codes, counters and caches then differ), and alone in a JVM of its own
+   * (whose immutable sets and maps iterate in another order: a hint replay that went through its
+   * targets so made EVERYTHING seed 157 pass in one JVM and fail in another). That order is salted
+   * anew in every JVM, so a dependence on it shows in about half the runs of this test, not all.
+   */
   @Test
-  void aSeedReplaysTheSameRun() {
-    Simulation.Result first = Simulation.run(7, Scenario.EVERYTHING);
-    Simulation.Result again = Simulation.run(7, Scenario.EVERYTHING);
-    assertThat(again.events()).isEqualTo(first.events());
-    assertThat(again.traceHash()).isEqualTo(first.traceHash());
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aSeedGivesTheSameRunAloneOrAfterOthers() throws Exception {
+    String first = Simulation.run(157, Scenario.EVERYTHING).fingerprint();
+    Simulation.Result unused = Simulation.run(1, Scenario.CONDITIONAL);
+    assertThat(Simulation.run(157, Scenario.EVERYTHING).fingerprint())
+        .as("after other seeds in this JVM")
+        .isEqualTo(first);
+    assertThat(Alone.inItsOwnJvm(157, Scenario.EVERYTHING))
+        .as("alone in a JVM of its own")
+        .isEqualTo(first);
   }
 
   /**
@@ -112,5 +138,51 @@ class SimulationTest {
       text.append("\n").append(trace);
     }
     return text.toString();
+  }
+
+  /** Runs one seed in a new JVM and prints its fingerprint: {@code SEED SCENARIO}. */
+  static final class Alone {
+    private static final String PREFIX = "fingerprint: ";
+
+    public static void main(String[] args) {
+      Simulation.Result result = Simulation.run(Long.parseLong(args[0]), Scenario.valueOf(args[1]));
+      System.out.println(PREFIX + result.fingerprint());
+    }
+
+    static String inItsOwnJvm(long seed, Scenario scenario) throws Exception {
+      Path output = Files.createTempFile("kvorum-sim-alone-", ".txt");
+      try {
+        Process process =
+            new ProcessBuilder(
+                    ProcessHandle.current().info().command().orElseThrow(),
+                    "-Xmx512m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Alone.class.getName(),
+                    Long.toString(seed),
+                    scenario.name())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        if (!process.waitFor(2, TimeUnit.MINUTES)) {
+          process.destroyForcibly();
+        }
+        List<String> lines = Files.readAllLines(output);
+        return lines.stream()
+            .filter(line -> line.startsWith(PREFIX))
+            .map(line -> line.substring(PREFIX.length()))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new AssertionError(
+                        "no fingerprint from the JVM, which printed: "
+                            + String.join(
+                                "\n",
+                                lines.subList(Math.max(0, lines.size() - 30), lines.size()))));
+      } finally {
+        Files.delete(output);
+      }
+    }
   }
 }

@@ -129,6 +129,11 @@ public final class FaultyStorageEngine extends ForwardingStorageEngine {
   }
 
   @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return faultyWrite(() -> delegate.putAllStreamed(entries));
+  }
+
+  @Override
   public ScanCursor scan(KeyRange range) {
     ScanCursor cursor = delegate.scan(range);
     return new ScanCursor() {

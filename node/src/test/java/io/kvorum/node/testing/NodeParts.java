@@ -1,5 +1,6 @@
 package io.kvorum.node.testing;
 
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.coordinator.ClusterAdmin;
@@ -104,6 +105,11 @@ public final class NodeParts implements AutoCloseable {
   /** The node's coordinator of client requests. */
   public Coordinator coordinator() {
     return EdgeBootstrap.coordinator(config, storage, cluster, replication, resources);
+  }
+
+  /** The change feeds of a node built of these parts. */
+  public ChangeFeeds changeFeeds() {
+    return EdgeBootstrap.changeFeeds(config, cluster, replication, resources);
   }
 
   /** What operators ask of the cluster through this node. */

@@ -24,6 +24,8 @@ public final class TestConfig {
   private Duration tombstoneGrace = Duration.ofDays(10);
   private Duration sweepInterval = Duration.ofMinutes(10);
   private Duration paxosPurgeGrace = Duration.ofHours(1);
+  private Duration changeRetention = Duration.ofHours(24);
+  private Duration feedStall;
   private Duration hintWindow = Duration.ofHours(3);
   private Duration catchUpTimeout = Duration.ofSeconds(5);
   private long maxHintsPerPeer = 100_000;
@@ -100,6 +102,18 @@ public final class TestConfig {
   }
 
   /** {@code --paxos-purge-grace}. */
+  /** How long changes are kept for feeds ({@code --change-retention}); zero captures none. */
+  public TestConfig changeRetention(Duration retention) {
+    this.changeRetention = retention;
+    return this;
+  }
+
+  /** How long a feed's consumer may read nothing while events wait before it is cut off. */
+  public TestConfig feedStall(Duration stall) {
+    this.feedStall = stall;
+    return this;
+  }
+
   public TestConfig paxosPurgeGrace(Duration grace) {
     this.paxosPurgeGrace = grace;
     return this;
@@ -206,6 +220,7 @@ public final class TestConfig {
         t,
         new NodeConfig.Http("127.0.0.1", 0, 2, Duration.ofMinutes(5)),
         t.member(id).orElseThrow().grpcPort(),
+        Optional.empty(),
         dataDir,
         requestTimeout,
         new NodeConfig.Limits(maxValueBytes, maxKeyBytes),
@@ -218,7 +233,9 @@ public final class TestConfig {
             maxDiskBytes,
             tombstoneGrace,
             sweepInterval,
-            paxosPurgeGrace),
+            paxosPurgeGrace,
+            changeRetention,
+            Optional.ofNullable(feedStall)),
         new NodeConfig.Replication(
             hintWindow,
             maxHintsPerPeer,

@@ -182,6 +182,7 @@ public final class TestNode implements AutoCloseable {
             config.topology(),
             config.http(),
             config.grpcPort(),
+            config.grpcHost(),
             config.dataDir(),
             config.requestTimeout(),
             config.limits(),

@@ -1,6 +1,7 @@
 package io.kvorum.node.transport;
 
 import io.kvorum.node.antientropy.RepairProtocol;
+import io.kvorum.node.changes.ChangesProtocol;
 import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Ballot;
@@ -16,6 +17,7 @@ import io.kvorum.node.core.StorageReport;
 import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.replication.CatchUpProtocol;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import java.util.List;
@@ -46,6 +48,13 @@ public record PeerCalls(PeerTransport transport, NodeId self, ClockProtocol.Ping
 
   public ScanCursor scan(NodeId peer, KeyRange range) {
     return transport.open(peer, ReplicaProtocol.SCAN, range);
+  }
+
+  /** A page of the peer's change log: changes of {@code range} after {@code after}. */
+  public CompletableFuture<ChangeLog.Page> changes(
+      NodeId peer, KeyRange range, long after, int limit) {
+    return transport.call(
+        peer, ChangesProtocol.READ, new ChangesProtocol.Read(range, after, limit));
   }
 
   public CompletableFuture<Long> hello(NodeId peer) {

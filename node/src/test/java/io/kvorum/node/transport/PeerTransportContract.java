@@ -1,6 +1,7 @@
 package io.kvorum.node.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
@@ -15,6 +16,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.testing.Futures;
 import io.kvorum.node.transport.TransportTestCluster.Node;
 import java.nio.charset.StandardCharsets;
@@ -408,6 +410,30 @@ public abstract class PeerTransportContract {
     await(caller().ping(N2));
     assertThat(caller().reportedStorage(N2).orElseThrow().records()).isEqualTo(6);
     assertThat(caller().reportedStorage(N3)).as("a node never pinged").isEmpty();
+  }
+
+  @Test
+  void aPageOfThePeersChangeLogCarriesItsChangesInArrivalOrderAndWhereToReadOn() {
+    cluster(2, CALL_TIMEOUT);
+    Record written = Record.value(version(1), bytes("1"), 123_456L, 3);
+    await(caller().write(N2, key("log-a"), written));
+    await(caller().write(N2, key("other"), Record.value(version(1), bytes("x"))));
+    await(caller().write(N2, key("log-b"), Record.tombstone(version(2))));
+    KeyRange range = KeyRange.between(key("log-"), key("log."));
+
+    ChangeLog.Page page = await(caller().changes(N2, range, 0, 10));
+
+    assertThat(page.changes())
+        .extracting(c -> c.key(), c -> c.record())
+        .containsExactly(
+            tuple(key("log-a"), written), tuple(key("log-b"), Record.tombstone(version(2))));
+    assertThat(page.changes()).extracting(ChangeLog.Change::stamp).isSorted();
+    assertThat(page.closed()).isGreaterThanOrEqualTo(page.changes().get(1).stamp());
+    assertThat(page.more()).isFalse();
+    assertThat(await(caller().changes(N2, range, page.closed(), 10)).changes()).isEmpty();
+    ChangeLog.Page first = await(caller().changes(N2, range, 0, 1));
+    assertThat(first.changes()).hasSize(1);
+    assertThat(first.more()).isTrue();
   }
 
   @Test

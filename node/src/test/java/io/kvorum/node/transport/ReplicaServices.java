@@ -1,5 +1,6 @@
 package io.kvorum.node.transport;
 
+import io.kvorum.node.changes.ChangesProtocol;
 import io.kvorum.node.consensus.round.Ballot;
 import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
@@ -11,6 +12,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.StorageReport;
+import io.kvorum.node.storage.ChangeLog;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -100,6 +102,11 @@ public final class ReplicaServices {
     @Override
     public Optional<StorageReport> storageReport() {
       return delegate().storageReport();
+    }
+
+    @Override
+    public CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
+      return delegate().changes(read);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.kvorum.node.transport;
 
 import io.kvorum.node.antientropy.RepairProtocol;
+import io.kvorum.node.changes.ChangesProtocol;
 import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Ballot;
@@ -17,6 +18,7 @@ import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.replication.CatchUpProtocol;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import java.util.List;
@@ -73,6 +75,10 @@ public interface ServedNode {
 
   CompletableFuture<Long> ping();
 
+  default CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
+    return CompletableFuture.failedFuture(notServed("changes"));
+  }
+
   default Optional<StorageReport> storageReport() {
     return Optional.empty();
   }
@@ -99,6 +105,7 @@ public interface ServedNode {
         .on(
             MembershipProtocol.HANDOFF,
             handoff -> node.handoff(handoff.epoch(), handoff.to().orElse(null), handoff.start()))
+        .on(ChangesProtocol.READ, node::changes)
         .on(
             ClockProtocol.PING,
             ping ->
@@ -178,6 +185,11 @@ public interface ServedNode {
         return handlers
             .handle(ClockProtocol.PING, ClockProtocol.Ping.INSTANCE)
             .thenApply(ClockProtocol.PeerTime::wallMillis);
+      }
+
+      @Override
+      public CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
+        return handlers.handle(ChangesProtocol.READ, read);
       }
 
       @Override

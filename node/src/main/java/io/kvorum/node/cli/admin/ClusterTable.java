@@ -13,7 +13,7 @@ import java.util.Locale;
  */
 final class ClusterTable {
   private static final String[] HEADERS = {
-    "", "NODE", "STATE", "ADDRESS", "RECORDS", "DISK", "HINTS", "ZONE", "STREAMING"
+    "", "NODE", "STATE", "ADDRESS", "HTTP", "RECORDS", "DISK", "HINTS", "ZONE", "STREAMING"
   };
   private static final String UNKNOWN = "-";
 
@@ -55,7 +55,8 @@ final class ClusterTable {
     lines.addAll(table(rows));
     lines.add("");
     lines.add(
-        "* the node that answered. RECORDS (approximate, tombstones included) and DISK as each"
+        "* the node that answered. ADDRESS: its inter-node address; HTTP: the one it advertises"
+            + " to clients (--advertise-http-address). RECORDS (approximate, tombstones included) and DISK as each"
             + " node last reported them; HINTS: writes the answering node holds for that node;"
             + " ZONE: its failure domain (--zone).");
     lines.addAll(notes);
@@ -91,6 +92,7 @@ final class ClusterTable {
       member.path("id").asText(),
       member.path("state").asText(UNKNOWN),
       member.path("address").asText(UNKNOWN),
+      member.path("httpAddress").asText(UNKNOWN),
       member.has("records") ? grouped(member.path("records").asLong()) : UNKNOWN,
       member.has("diskUsedBytes") ? bytes(member.path("diskUsedBytes").asLong()) : UNKNOWN,
       member.has("hintsPending") ? grouped(member.path("hintsPending").asLong()) : UNKNOWN,

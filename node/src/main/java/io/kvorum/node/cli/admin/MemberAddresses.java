@@ -11,20 +11,21 @@ import picocli.CommandLine.Option;
 /**
  * Where an operator's command reaches the other members of a cluster ({@code snapshot}, and {@code
  * decommission}/{@code remove --wait} when the node asked stops answering): a member is reached at
- * the host of its inter-node address and the same HTTP port as {@code --port} (as in the Helm
- * chart), unless {@code --node ID=HOST:PORT} gives its HTTP address.
+ * {@code --node ID=HOST:PORT} if given, else at the HTTP address it advertises ({@code httpAddress}
+ * in {@code /v0/cluster}), else (a node of a release before it advertised one) at the host of its
+ * inter-node address and the same HTTP port as {@code --port}.
  */
 public final class MemberAddresses {
   @Option(
       names = "--node",
       paramLabel = "ID=HOST:PORT",
       description =
-          "The HTTP address of member ID, when it is not its inter-node host with --port. May be"
-              + " repeated.")
+          "The HTTP address of member ID, when it is not the one the member advertises"
+              + " (--advertise-http-address), as from outside its network. May be repeated.")
   Map<String, String> given = new LinkedHashMap<>();
 
   /** Each member of a {@code GET /v0/cluster} answer as {@code {id, base URL}}, in its order. */
-  List<String[]> of(JsonNode cluster, NodeAddress node) {
+  public List<String[]> of(JsonNode cluster, NodeAddress node) {
     List<String[]> members = new ArrayList<>();
     for (JsonNode member : cluster.path("nodes")) {
       members.add(new String[] {member.path("id").asText(), baseUrl(member, node)});
@@ -40,6 +41,9 @@ public final class MemberAddresses {
     }
     if (member.path("self").asBoolean()) {
       return node.baseUrl();
+    }
+    if (member.hasNonNull("httpAddress")) {
+      return node.scheme() + "://" + member.path("httpAddress").asText();
     }
     String inter = member.path("address").asText();
     int colon = inter.lastIndexOf(':');

@@ -39,8 +39,8 @@ import picocli.CommandLine.Spec;
       "Asks the node at --host and --port for the members of its cluster, then asks each member"
           + " to take snapshot --name of its data (a RocksDB checkpoint under"
           + " <data-dir>/snapshots/NAME, seconds for any size, writes go on). A member is reached"
-          + " at the host of its inter-node address and the same HTTP port as --port (as in the"
-          + " Helm chart), unless --node gives its HTTP address. Copy the snapshots off the nodes"
+          + " at the HTTP address it advertises (--advertise-http-address), unless --node gives"
+          + " another. Copy the snapshots off the nodes"
           + " afterwards; 'kvorum-node load' streams them into any cluster.",
       "",
       "With --prefix P --keep K (as the Helm chart's CronJob runs it) the snapshot is named P"

@@ -20,5 +20,20 @@ public final class ExitCodes {
    */
   public static final int UNFINISHED = 4;
 
+  /** {@code backup}, {@code restore}: the bucket does not exist. */
+  public static final int BUCKET_MISSING = 5;
+
+  /** {@code backup}, {@code restore}: object storage refused the credentials, or has none. */
+  public static final int CREDENTIALS = 6;
+
+  /**
+   * {@code backup verify}, {@code restore}: the backup is damaged: an object is missing or its
+   * checksum is wrong (named).
+   */
+  public static final int DAMAGED = 7;
+
+  /** {@code restore}, {@code backup verify}: the backup was written by a newer release. */
+  public static final int NEWER = 8;
+
   private ExitCodes() {}
 }

@@ -55,6 +55,16 @@ public final class NodeAddress {
               + " if set.")
   String token;
 
+  /** {@code --host}. */
+  public String host() {
+    return host;
+  }
+
+  /** {@code --tls-ca}; null for plain HTTP. */
+  public Path tlsCa() {
+    return tlsCa;
+  }
+
   /** {@code --port}. */
   public int port() {
     return port;

@@ -16,9 +16,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * A user's data sub-command ({@code get}, {@code put}, {@code delete}, {@code scan}) on {@link
- * KvorumClient}: one request to the node at {@code --host}/{@code --port}, its outcome in one line
- * on stderr when it is not data. Exit 0 done, 1 refused or unreachable, 3 (get) the key is absent.
+ * A user's data sub-command ({@code get}, {@code put}, {@code delete}, {@code scan}, {@code batch})
+ * on {@link KvorumClient}: one request to the node at {@code --host}/{@code --port}, its outcome in
+ * one line on stderr when it is not data. Exit 0 done, 1 refused or unreachable, 3 (get) the key is
+ * absent.
  */
 abstract class DataCommand implements Callable<Integer> {
   private static final Duration DEADLINE = Duration.ofSeconds(30);

@@ -51,7 +51,7 @@ public final class PutCommand extends DataCommand {
     return ExitCodes.OK;
   }
 
-  private static Duration duration(String text) {
+  static Duration duration(String text) {
     String t = text.strip();
     if (t.startsWith("P") || t.startsWith("p")) {
       return Duration.parse(t);

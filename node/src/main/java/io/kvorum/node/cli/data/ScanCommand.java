@@ -40,9 +40,17 @@ public final class ScanCommand extends DataCommand {
       description = "Print key TAB value (values as UTF-8 text) instead of keys alone.")
   boolean values;
 
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      description =
+          "Print at most the first N entries; the next page starts at the last key followed by a"
+              + " zero byte.")
+  int limit;
+
   @Override
   int run(KvorumClient kv, PrintWriter out) {
-    try (RangeReader range = kv.range(utf8(start), end == null ? null : utf8(end))) {
+    try (RangeReader range = kv.range(utf8(start), end == null ? null : utf8(end), limit)) {
       while (range.hasNext()) {
         RangeEntry entry = range.next();
         out.println(values ? entry.keyUtf8() + "\t" + entry.valueUtf8() : entry.keyUtf8());

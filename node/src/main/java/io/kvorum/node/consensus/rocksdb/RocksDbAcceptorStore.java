@@ -9,6 +9,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.rocksdb.RocksDbColumn;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,9 +28,12 @@ import org.rocksdb.WriteBatch;
  * key, as {@link AcceptorStateCodec} encodes them; the ballot floor under the empty key (never a
  * record's key), as its version's 8 bytes. Every changed state, and the floor, is written with the
  * write-ahead log synced, whatever {@code --sync-writes} says: a promise or an acceptance forgotten
- * after a crash could let two different values be chosen. A step reads, transitions and writes
- * under one of 64 locks striped by key, so steps of one key never interleave; a purge holds the
- * locks of the keys it visits. They run on the storage executor ({@link RocksDbColumn}).
+ * after a crash could let two different values be chosen. Steps are group-committed ({@link
+ * StepCombiner}): the steps waiting when a group starts are applied in order and written in one
+ * synced batch, so a burst of prepares and accepts costs one sync, not one each. A group holds the
+ * locks (64, striped by key) of the keys it steps, so steps of one key never interleave with a
+ * purge, which holds the locks of the keys it visits. All of it runs on the storage executor
+ * ({@link RocksDbColumn}), never on an event loop.
  */
 public final class RocksDbAcceptorStore implements AcceptorStore {
   private static final int STRIPES = 64;
@@ -37,6 +41,7 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
 
   private final RocksDbColumn column;
   private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
+  private final StepCombiner steps;
   private volatile Version floor;
 
   /**
@@ -49,6 +54,22 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
     for (int i = 0; i < STRIPES; i++) {
       locks[i] = new ReentrantLock();
     }
+    this.steps =
+        new StepCombiner(
+            column,
+            new StepCombiner.States() {
+              @Override
+              public AcceptorState floored(RocksDB db, ColumnFamilyHandle states, Key key)
+                  throws RocksDBException {
+                // Read under the key's lock: a purge raised the floor before it took the lock.
+                return read(db, states, key).floored(floor);
+              }
+
+              @Override
+              public Runnable lock(List<Key> keys) {
+                return lockAll(keys);
+              }
+            });
     this.floor =
         column.now(
             "read the paxos floor",
@@ -59,31 +80,16 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
             });
   }
 
+  /** Queued for the next group commit ({@link StepCombiner}): one synced batch for every step. */
   @Override
   public CompletableFuture<Reply> step(
       Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
-    return column.submit(
-        "paxos step",
-        key,
-        (db, states) -> {
-          ReentrantLock lock = lock(key);
-          lock.lock();
-          try {
-            // The floor is read under the key's lock: a purge raised it before it took the lock.
-            AcceptorState before = read(db, states, key).floored(floor);
-            AcceptorState.Transition next = transition.apply(before);
-            if (!next.state().equals(before)) {
-              db.put(
-                  states,
-                  column.syncedWrites(),
-                  key.bytes(),
-                  AcceptorStateCodec.encode(next.state()));
-            }
-            return next.reply();
-          } finally {
-            lock.unlock();
-          }
-        });
+    return steps.submit(key, transition);
+  }
+
+  /** The synced batches the steps were written in so far: one sync each. */
+  long groups() {
+    return steps.groups();
   }
 
   @Override
@@ -149,14 +155,8 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
         "paxos purge",
         null,
         (db, states) -> {
-          TreeSet<Integer> stripes = new TreeSet<>();
-          stored.keySet().forEach(k -> stripes.add(stripe(k)));
-          List<ReentrantLock> held = new ArrayList<>(stripes.size());
+          Runnable unlock = lockAll(stored.keySet());
           try (WriteBatch batch = new WriteBatch()) {
-            for (int stripe : stripes) {
-              locks[stripe].lock();
-              held.add(locks[stripe]);
-            }
             Version now = floor;
             int removed = 0;
             for (Map.Entry<Key, Optional<Record>> entry : stored.entrySet()) {
@@ -173,13 +173,24 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
             }
             return removed;
           } finally {
-            held.forEach(ReentrantLock::unlock);
+            unlock.run();
           }
         });
   }
 
-  private ReentrantLock lock(Key key) {
-    return locks[stripe(key)];
+  /**
+   * Holds the locks of every key of {@code keys}, in stripe order (so that two holders never
+   * deadlock); returns what releases them.
+   */
+  private Runnable lockAll(Collection<Key> keys) {
+    TreeSet<Integer> stripes = new TreeSet<>();
+    keys.forEach(k -> stripes.add(stripe(k)));
+    List<ReentrantLock> held = new ArrayList<>(stripes.size());
+    for (int stripe : stripes) {
+      locks[stripe].lock();
+      held.add(locks[stripe]);
+    }
+    return () -> held.forEach(ReentrantLock::unlock);
   }
 
   private static int stripe(Key key) {

@@ -26,11 +26,14 @@ public record AcceptorState(Ballot promised, Optional<Proposal> accepted) {
    * stamp) is refused too: any two quorums share an acceptor, so at most one ballot of each
    * timestamp ever gathers a quorum of promises, and the values proposed (versioned with their
    * ballot's timestamp) never share a version. Otherwise two proposers could propose the same value
-   * at the same version, and the one whose round lost would take the other's for its own.
+   * at the same version, and the one whose round lost would take the other's for its own. A refusal
+   * says what this acceptor holds all the same ({@link Reply.Held}).
    */
   public Transition prepare(Ballot ballot, Optional<Record> stored) {
     if (ballot.version().compareTo(highest().version()) <= 0) {
-      return new Transition(this, new Reply.Rejected(ballot, highest()));
+      return new Transition(
+          this,
+          new Reply.Rejected(ballot, highest(), Optional.of(new Reply.Held(accepted, stored))));
     }
     return new Transition(
         new AcceptorState(ballot, accepted), new Reply.Promise(ballot, accepted, stored));

@@ -27,4 +27,15 @@ public sealed interface Condition {
       return current.filter(r -> r.isLive(nowMillis)).isEmpty();
     }
   }
+
+  /**
+   * A linearizable read: a round that never writes, so it only ever refuses, answering the current
+   * value (and proposing it again first where it is not settled).
+   */
+  record Never() implements Condition {
+    @Override
+    public boolean holds(Optional<Record> current, long nowMillis) {
+      return false;
+    }
+  }
 }

@@ -16,6 +16,11 @@ public record ConditionalWrite(Condition condition, byte[] value, long ttlMillis
     return new ConditionalWrite(condition, null, 0, from);
   }
 
+  /** A linearizable read: a round whose condition never holds, so it writes nothing of its own. */
+  public static ConditionalWrite read() {
+    return new ConditionalWrite(new Condition.Never(), null, 0, 1);
+  }
+
   /** The record this write stores when its round's ballot has {@code version}. */
   public Record at(Version version) {
     if (value == null) {

@@ -7,6 +7,12 @@ import java.util.Optional;
 public sealed interface Reply {
   Ballot ballot();
 
+  /**
+   * What an acceptor holds for a key: its last accepted proposal and its ordinary record of the
+   * key.
+   */
+  record Held(Optional<Proposal> accepted, Optional<Record> stored) {}
+
   /** A promise to take no ballot below this one, with what the acceptor holds for the key. */
   record Promise(Ballot ballot, Optional<Proposal> accepted, Optional<Record> stored)
       implements Reply {}
@@ -14,6 +20,15 @@ public sealed interface Reply {
   /** The proposal at this ballot is accepted. */
   record Accepted(Ballot ballot) implements Reply {}
 
-  /** Refused: the acceptor promised or accepted {@code higher} already. */
-  record Rejected(Ballot ballot, Ballot higher) implements Reply {}
+  /**
+   * Refused: the acceptor promised or accepted {@code higher} already. A refused prepare says what
+   * the acceptor holds ({@code held}), so that a proposer whose round lost can still learn a value
+   * a quorum holds settled (a refusal needs no round of its own); a refused accept, and an acceptor
+   * of an older release, says nothing.
+   */
+  record Rejected(Ballot ballot, Ballot higher, Optional<Held> held) implements Reply {
+    public Rejected(Ballot ballot, Ballot higher) {
+      this(ballot, higher, Optional.empty());
+    }
+  }
 }

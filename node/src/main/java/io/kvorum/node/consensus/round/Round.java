@@ -3,8 +3,10 @@ package io.kvorum.node.consensus.round;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -19,7 +21,10 @@ import java.util.Set;
  * the promises and the ordinary records the promising acceptors hold, so a plain write newer than
  * every conditional one is seen. If the condition holds, the round proposes the write, versioned at
  * its ballot; if not, it proposes the current value again unchanged, which finishes any round a
- * proposer left half done and makes the refusal linearizable.
+ * proposer left half done and makes the refusal linearizable. A current value already settled on a
+ * quorum (committed on every acceptor that answered the prepare, refusals included, nothing newer
+ * accepted) is refused at once, without accepts ({@link #observe}). A linearizable read is a round
+ * whose condition never holds ({@link Condition.Never}).
  *
  * <p>A write retried after an earlier round of it sent accepts and then lost to another proposer
  * names those earlier proposals: one of them may have been chosen since, finished by a later
@@ -54,6 +59,7 @@ public final class Round {
   private final Set<NodeId> promised = new HashSet<>();
   private final Set<NodeId> accepted = new HashSet<>();
   private final Set<NodeId> failed = new HashSet<>();
+  private final Map<NodeId, Reply.Held> seen = new HashMap<>();
   private Proposal highest;
   private Record newestStored;
   private Ballot rejectedBy = Ballot.NONE;
@@ -112,7 +118,7 @@ public final class Round {
     return switch (reply) {
       case Reply.Promise promise -> onPromise(acceptor, promise);
       case Reply.Accepted ignored -> onAccepted(acceptor);
-      case Reply.Rejected rejected -> onRejected(acceptor, rejected.higher());
+      case Reply.Rejected rejected -> onRejected(acceptor, rejected);
     };
   }
 
@@ -134,6 +140,10 @@ public final class Round {
         .filter(a -> highest == null || a.ballot().isAbove(highest.ballot()))
         .ifPresent(a -> highest = a);
     promise.stored().ifPresent(r -> newestStored = Record.newest(newestStored, r));
+    Optional<Outcome> settled = observe(acceptor, promise.accepted(), promise.stored());
+    if (settled.isPresent()) {
+      return finish(settled.get());
+    }
     if (promised.size() < quorum) {
       return WAIT;
     }
@@ -195,12 +205,78 @@ public final class Round {
     return accepted.size() >= quorum ? finish(outcome) : WAIT;
   }
 
-  private Step onRejected(NodeId acceptor, Ballot higher) {
-    if (higher.isAbove(rejectedBy)) {
-      rejectedBy = higher;
+  private Step onRejected(NodeId acceptor, Reply.Rejected rejected) {
+    if (rejected.higher().isAbove(rejectedBy)) {
+      rejectedBy = rejected.higher();
     }
     failed.add(acceptor);
+    if (proposal == null && rejected.held().isPresent()) {
+      Reply.Held held = rejected.held().get();
+      Optional<Outcome> settled = observe(acceptor, held.accepted(), held.stored());
+      if (settled.isPresent()) {
+        return finish(settled.get());
+      }
+    }
     return checkReachable();
+  }
+
+  /**
+   * Takes what an acceptor holds from its answer to the prepare (a promise or a refusal), and
+   * answers a refusal at once if the answers of a quorum show a settled current value that fails
+   * the condition.
+   *
+   * <p>Settled: every acceptor that answered holds the newest value any of them holds as its
+   * ordinary record, none older, and none has accepted a proposal newer than it. Then that value
+   * was the key's value while they answered: it was committed (or written plainly) before the first
+   * of those answers, and a newer value chosen before then would have been accepted by one of them
+   * (any two quorums meet), which would hold it or a newer one still. A majority of the acceptors
+   * hold it as a record, so every later round, and a quorum read, finds it or something newer;
+   * proposing it again would change nothing. So a refusal needs neither this round's promises nor
+   * its accepts: a writer that lost a race learns the winner's value from the answers to its
+   * prepare, even those refusing its ballot, instead of contending for a round of its own. An
+   * accepted proposal newer than the records (possibly chosen, not yet committed) leaves the value
+   * unsettled, and the round decides as before.
+   */
+  private Optional<Outcome> observe(
+      NodeId acceptor, Optional<Proposal> accepted, Optional<Record> stored) {
+    seen.put(acceptor, new Reply.Held(accepted, stored));
+    if (seen.size() < quorum) {
+      return Optional.empty();
+    }
+    Record current = null;
+    Proposal top = null;
+    for (Reply.Held held : seen.values()) {
+      current = Record.newest(current, held.stored().orElse(null));
+      Optional<Proposal> proposed = held.accepted();
+      if (proposed.isPresent()) {
+        current = Record.newest(current, proposed.get().value().orElse(null));
+        if (top == null || proposed.get().ballot().isAbove(top.ballot())) {
+          top = proposed.get();
+        }
+      }
+    }
+    Record newest = current;
+    boolean settled =
+        seen.values().stream()
+            .allMatch(
+                h ->
+                    newest == null
+                        ? h.stored().isEmpty()
+                        : h.stored().filter(r -> !newest.supersedes(r)).isPresent());
+    Optional<Record> state = Optional.ofNullable(current);
+    if (!settled || write.condition().holds(state, nowMillis)) {
+      return Optional.empty();
+    }
+    Optional<Version> parent =
+        top != null && top.value().equals(state) ? top.parent() : Optional.empty();
+    boolean mine =
+        earlier.stream()
+            .anyMatch(
+                e -> e.value().equals(state) || parent.equals(e.value().map(Record::version)));
+    boolean unchosen =
+        earlier.stream().allMatch(e -> parent.isPresent() && e.parent().equals(parent));
+    // A retry that finds its own write, or cannot tell, is decided by the promises, as before.
+    return !mine && unchosen ? Optional.of(new Outcome.Refused(state)) : Optional.empty();
   }
 
   private Step checkReachable() {

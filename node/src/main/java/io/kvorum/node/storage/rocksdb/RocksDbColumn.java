@@ -22,10 +22,19 @@ public final class RocksDbColumn {
 
   private final RocksDbStorageEngine engine;
   private final ColumnFamilyHandle column;
+  private final int maxQueued;
 
-  RocksDbColumn(RocksDbStorageEngine engine, ColumnFamilyHandle column) {
+  RocksDbColumn(RocksDbStorageEngine engine, ColumnFamilyHandle column, int maxQueued) {
     this.engine = engine;
     this.column = column;
+    this.maxQueued = maxQueued;
+  }
+
+  /**
+   * How many writes may wait for a group commit ({@code --storage-queue}), as the records' puts.
+   */
+  public int maxQueued() {
+    return maxQueued;
   }
 
   /**

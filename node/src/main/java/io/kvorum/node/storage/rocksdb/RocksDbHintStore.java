@@ -8,10 +8,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -124,10 +126,11 @@ final class RocksDbHintStore implements HintStore {
 
   @Override
   public Set<NodeId> targets() {
-    return pending.entrySet().stream()
-        .filter(e -> e.getValue().get() > 0)
-        .map(Map.Entry::getKey)
-        .collect(Collectors.toUnmodifiableSet());
+    return Collections.unmodifiableSortedSet(
+        pending.entrySet().stream()
+            .filter(e -> e.getValue().get() > 0)
+            .map(Map.Entry::getKey)
+            .collect(Collectors.toCollection(TreeSet::new)));
   }
 
   private AtomicLong counter(NodeId target) {

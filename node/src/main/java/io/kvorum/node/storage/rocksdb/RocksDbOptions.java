@@ -24,13 +24,15 @@ import org.rocksdb.WriteOptions;
 /**
  * How a node's RocksDB is set up, and the native option objects that must outlive it. The column
  * families: records (the default family: key → {@link RecordCodec} form, merged by {@code max}),
- * {@code deaths} (the purge index) and {@code hints}. Each setting that departs from RocksDB's
- * defaults says why; docs/decisions/rocksdb-settings.md lists them for A/B runs.
+ * {@code deaths} (the purge index), {@code hints}, {@code paxos} and {@code changes} (the change
+ * log of feeds, {@link ChangeColumn}). Each setting that departs from RocksDB's defaults says why;
+ * docs/decisions/rocksdb-settings.md lists them for A/B runs.
  */
 final class RocksDbOptions implements AutoCloseable {
   static final String DEATHS = "deaths";
   static final String HINTS = "hints";
   static final String PAXOS = "paxos";
+  static final String CHANGES = "changes";
 
   /** RocksDB's built-in merge operator keeping the byte-wise largest operand (max.cc). */
   static final String MAX_MERGE = "max";
@@ -85,7 +87,7 @@ final class RocksDbOptions implements AutoCloseable {
       writes = own(new WriteOptions()).setSync(settings.sync().everyWrite());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       syncedWrites = own(new WriteOptions()).setSync(true);
-      writeBufferSizes = List.of(settings.writeBufferBytes(), 8 * MIB, 8 * MIB, 8 * MIB);
+      writeBufferSizes = List.of(settings.writeBufferBytes(), 8 * MIB, 8 * MIB, 8 * MIB, 16 * MIB);
       families = families(settings);
       maxDiskBytes = settings.maxDiskBytes();
       files = own(new SstFileManager(Env.getDefault()));
@@ -138,7 +140,8 @@ final class RocksDbOptions implements AutoCloseable {
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, records(settings)),
         new ColumnFamilyDescriptor(bytes(DEATHS), small),
         new ColumnFamilyDescriptor(bytes(HINTS), small),
-        new ColumnFamilyDescriptor(bytes(PAXOS), small));
+        new ColumnFamilyDescriptor(bytes(PAXOS), small),
+        new ColumnFamilyDescriptor(bytes(CHANGES), small));
   }
 
   private ColumnFamilyOptions records(RocksDbSettings settings) {

@@ -1,13 +1,16 @@
 package io.kvorum.node.storage.rocksdb;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.node.core.ChunkReader;
 import io.kvorum.node.core.Directories;
 import io.kvorum.node.core.DurableFiles;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.core.SnapshotException;
+import io.kvorum.node.core.SnapshotFile;
 import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.storage.SnapshotFiles;
 import io.kvorum.node.storage.Snapshots;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,6 +50,7 @@ public final class RocksDbSnapshots implements Snapshots {
   private final LongSupplier clock;
   private final Executor executor;
   private final DurableFiles files;
+  private final SnapshotFiles contents;
 
   /**
    * Snapshots of {@code engine} in {@code directory}, on the real disk.
@@ -78,6 +82,7 @@ public final class RocksDbSnapshots implements Snapshots {
     this.clock = clock;
     this.executor = executor;
     this.files = files;
+    this.contents = new SnapshotFiles(directory, executor);
   }
 
   /**
@@ -213,6 +218,16 @@ public final class RocksDbSnapshots implements Snapshots {
         + " cannot be read ("
         + reason.lines().findFirst().orElse(reason)
         + "): delete this snapshot, it cannot be used";
+  }
+
+  @Override
+  public CompletableFuture<List<SnapshotFile>> files(String name) {
+    return contents.list(name);
+  }
+
+  @Override
+  public CompletableFuture<ChunkReader> open(String name, String file) {
+    return contents.open(name, file);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
@@ -37,15 +38,15 @@ import org.rocksdb.WriteBatch;
  * so RocksDB's byte-wise comparator gives the key order and scans stream straight from iterators. A
  * second column family, {@code deaths}, indexes tombstones and expiring values by the time they
  * die, so {@link #purge} visits only records that may be due instead of the whole key space. Two
- * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link #paxos}).
+ * more keep the hints ({@link RocksDbHintStore}) and the Paxos acceptors' states ({@link #paxos}),
+ * and a fifth the change log, written in each record batch ({@link ChangeColumn}).
  *
  * <p>Writes are blind: a record is written as a merge operand in {@link RecordCodec}'s form, whose
  * byte order is last-writer-wins, and RocksDB's {@code max} merge operator keeps the winner on read
  * and in compaction. Concurrent puts are written together ({@link WriteCombiner}): one batch, one
  * write-ahead-log append. All RocksDB calls run on the executor given at open. The log is always
- * on, so a completed put survives a crash of the process; it survives a crash of the machine once
- * the log is synced: before the put completes ({@link WalSync#EVERY_WRITE}), or by the next {@link
- * #syncWal} (periodic syncs).
+ * on: a completed put survives a crash of the process, and one of the machine once the log is
+ * synced ({@link WalSync}).
  */
 public final class RocksDbStorageEngine implements StorageEngine {
   private static final int GROUP_RECORDS = 512;
@@ -67,11 +68,13 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private final ReadOptions memoryReads = new ReadOptions().setReadTier(ReadTier.BLOCK_CACHE_TIER);
 
   private final WriteCombiner combiner;
+  private final int maxQueuedWrites;
 
   /** Null when every put is queued (sync writes, or writes at once turned off). */
   private final AtOnceWrites atOnce;
 
   private final Purger purger;
+  private final ChangeColumn changes;
   private final WalSyncs wal;
   private final WriterErrors errors = new WriterErrors();
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -82,21 +85,26 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   private boolean closed;
 
-  private RocksDbStorageEngine(
+  RocksDbStorageEngine(
       Executor executor,
       RocksDbOptions options,
       RocksDB db,
       List<ColumnFamilyHandle> handles,
       RocksDbSettings settings,
-      Path directory) {
+      Path directory,
+      boolean captureChanges) {
     this.executor = executor;
     this.options = options;
     this.db = db;
     this.handles = handles;
     this.records = handles.get(0);
     this.purger = new Purger(db, handles, pointReads, options.writes, options.syncedWrites);
+    this.changes =
+        new ChangeColumn(
+            db, handles.get(4), options.writes, captureChanges, System::currentTimeMillis);
     this.wal = new WalSyncs(this, db, purger, errors, directory);
     this.hints = new RocksDbHintStore(this, db, handles.get(2));
+    this.maxQueuedWrites = settings.maxQueuedWrites();
     this.combiner =
         new WriteCombiner(
             executor, this::write, settings.maxQueuedWrites(), GROUP_RECORDS, GROUP_BYTES);
@@ -106,41 +114,23 @@ public final class RocksDbStorageEngine implements StorageEngine {
             : null;
   }
 
+  /** Opens the database in {@code directory} as below, capturing changes. */
+  public static RocksDbStorageEngine open(
+      Path directory, RocksDbSettings settings, Executor executor) {
+    return open(directory, settings, executor, true);
+  }
+
   /**
    * Opens (creating if needed) the database in {@code directory}.
    *
    * @param executor runs every RocksDB call; should be bounded and reject when full
+   * @param captureChanges whether writes are logged as changes ({@link #changes})
    * @throws StorageException if the database cannot be opened (in use by another process,
    *     unreadable, corrupt, or written in a record format this version cannot read)
    */
   public static RocksDbStorageEngine open(
-      Path directory, RocksDbSettings settings, Executor executor) {
-    boolean unmarked = FormatMarker.check(directory);
-    RocksDbOptions options;
-    try {
-      options = new RocksDbOptions(settings);
-    } catch (RocksDBException e) {
-      throw RocksDbFailures.of("open " + directory, null, e);
-    }
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    RocksDB db;
-    try {
-      db = options.open(directory.toString(), handles);
-    } catch (RocksDBException e) {
-      options.close();
-      throw RocksDbFailures.of("open " + directory, null, e);
-    }
-    try {
-      if (unmarked) {
-        FormatMarker.write(directory);
-      }
-      return new RocksDbStorageEngine(executor, options, db, handles, settings, directory);
-    } catch (RuntimeException e) {
-      handles.forEach(ColumnFamilyHandle::close);
-      db.close();
-      options.close();
-      throw e;
-    }
+      Path directory, RocksDbSettings settings, Executor executor, boolean captureChanges) {
+    return RocksDbOpening.open(directory, settings, executor, captureChanges);
   }
 
   @Override
@@ -180,11 +170,20 @@ public final class RocksDbStorageEngine implements StorageEngine {
 
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
-    return store(List.of(encode(key, record)));
+    return store(List.of(encode(key, record)), true);
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return putAll(entries, true);
+  }
+
+  @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return putAll(entries, false);
+  }
+
+  private CompletableFuture<Void> putAll(List<Entry> entries, boolean logged) {
     if (entries.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -192,15 +191,15 @@ public final class RocksDbStorageEngine implements StorageEngine {
     for (Entry entry : entries) {
       encoded.add(encode(entry.key(), entry.record()));
     }
-    return store(encoded);
+    return store(encoded, logged);
   }
 
   /**
    * Writes {@code records} at once on this thread if nothing can make it wait, else queues them.
    */
-  private CompletableFuture<Void> store(List<EncodedRecord> records) {
+  private CompletableFuture<Void> store(List<EncodedRecord> records, boolean logged) {
     if (atOnce != null) {
-      Write write = new Write(records);
+      Write write = new Write(records, logged);
       try {
         if (atOnce.mayTry(write.bytes) && writeAtOnce(write)) {
           return CompletableFuture.completedFuture(null);
@@ -209,7 +208,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return combiner.submit(records);
+    return combiner.submit(records, logged);
   }
 
   /**
@@ -226,7 +225,8 @@ public final class RocksDbStorageEngine implements StorageEngine {
       if (closed) {
         return false; // the queued path reports it
       }
-      try (WriteBatch batch = purger.batch(List.of(write))) {
+      try (WriteBatch batch = purger.batch(List.of(write));
+          ChangeColumn.Stamped logged = changes.log(batch, List.of(write))) {
         if (!atOnce.write(purger, options.atOnceWrites, batch)) {
           return false;
         }
@@ -247,16 +247,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return new EncodedRecord(key, RecordCodec.encode(record), record.diesAtMillis());
   }
 
-  /**
-   * Writes a group of puts as one batch. Every record write passes here, so this is where a hook
-   * that learns which keys changed (for anti-entropy's hash trees) belongs.
-   */
+  /** Writes a group of puts and their changes as one batch (every queued record write). */
   private void write(List<Write> group) {
     guarded(
         "put",
         Write.onlyKey(group),
         () -> {
-          try (WriteBatch batch = purger.batch(group)) {
+          try (WriteBatch batch = purger.batch(group);
+              ChangeColumn.Stamped logged = changes.log(batch, group)) {
             purger.write(batch);
           }
           errors.written();
@@ -292,9 +290,14 @@ public final class RocksDbStorageEngine implements StorageEngine {
     return hints;
   }
 
+  @Override
+  public ChangeLog changes() {
+    return changes.capturing() ? new RocksDbChangeLog(this, changes) : ChangeLog.NONE;
+  }
+
   /** The column family in which the conditional writes' acceptors keep their states. */
   public RocksDbColumn paxos() {
-    return new RocksDbColumn(this, handles.get(3));
+    return new RocksDbColumn(this, handles.get(3), maxQueuedWrites);
   }
 
   /** The open database, for this package's checkpoints; calls on it go through {@link #guarded}. */

@@ -40,10 +40,15 @@ final class WriteCombiner {
   static final class Write {
     final List<EncodedRecord> records;
     final long bytes;
+
+    /** Whether the records are logged as changes (all but those a membership change streams). */
+    final boolean logged;
+
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    Write(List<EncodedRecord> records) {
+    Write(List<EncodedRecord> records, boolean logged) {
       this.records = records;
+      this.logged = logged;
       long sum = 0;
       for (EncodedRecord r : records) {
         sum += r.key().size() + r.bytes().length;
@@ -84,13 +89,16 @@ final class WriteCombiner {
     this.maxGroupBytes = maxGroupBytes;
   }
 
-  /** Queues {@code records} to be written together; completes once they are. */
-  CompletableFuture<Void> submit(List<EncodedRecord> records) {
+  /**
+   * Queues {@code records} to be written together (logged as changes or not); completes once they
+   * are.
+   */
+  CompletableFuture<Void> submit(List<EncodedRecord> records, boolean logged) {
     if (queued.incrementAndGet() > maxQueued) {
       queued.decrementAndGet();
       return CompletableFuture.failedFuture(new OverloadedException("storage"));
     }
-    Write write = new Write(records);
+    Write write = new Write(records, logged);
     queue.add(write);
     schedule();
     return write.done;

@@ -74,13 +74,48 @@ public final class GrpcPeerTransport implements PeerTransport {
       boolean channelPerLoop,
       Optional<GrpcTls> tls,
       PeerProtocol protocol) {
+    this(
+        topology,
+        clock,
+        callTimeout,
+        catchUpTimeout,
+        maxMessageBytes,
+        loops,
+        channelPerLoop,
+        tls,
+        protocol,
+        Optional.empty());
+  }
+
+  /**
+   * A transport whose connections leave from {@code localHost} ({@code --grpc-host}); from the
+   * address the system picks when empty.
+   */
+  public GrpcPeerTransport(
+      Topology topology,
+      Clock clock,
+      Duration callTimeout,
+      Duration catchUpTimeout,
+      int maxMessageBytes,
+      EventLoops loops,
+      boolean channelPerLoop,
+      Optional<GrpcTls> tls,
+      PeerProtocol protocol,
+      Optional<String> localHost) {
     NodeId self = topology.self();
     this.callTimeout = callTimeout;
     this.catchUpTimeout = catchUpTimeout;
     this.wire = WireProtocols.standard(self, protocol);
     this.channels =
         new PeerChannels(
-            self, loops, new WireEdge(clock), callTimeout, maxMessageBytes, channelPerLoop, tls);
+            self,
+            loops,
+            new WireEdge(clock),
+            callTimeout,
+            maxMessageBytes,
+            channelPerLoop,
+            tls,
+            localHost);
     members(topology.members());
   }
 

@@ -47,7 +47,25 @@ public final class GrpcReplicaServer implements AutoCloseable {
       EventLoops loops,
       Optional<GrpcTls> tls,
       PeerProtocol protocol) {
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(port));
+    return start(
+        self, new InetSocketAddress(port), handlers, clock, maxMessageBytes, loops, tls, protocol);
+  }
+
+  /**
+   * As {@link #start(NodeId, int, PeerHandlers, Clock, int, EventLoops, Optional, PeerProtocol)},
+   * bound to {@code listen} ({@code --grpc-host}).
+   */
+  public static GrpcReplicaServer start(
+      NodeId self,
+      InetSocketAddress listen,
+      PeerHandlers handlers,
+      Clock clock,
+      int maxMessageBytes,
+      EventLoops loops,
+      Optional<GrpcTls> tls,
+      PeerProtocol protocol) {
+    int port = listen.getPort();
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(listen);
     ServedProtocols served =
         new ServedProtocols(WireProtocols.standard(self, protocol), handlers, loops);
     tls.ifPresent(t -> builder.protocolNegotiator(new HandshakeRefusals(t.server())));
@@ -70,7 +88,8 @@ public final class GrpcReplicaServer implements AutoCloseable {
       throw new UncheckedIOException("cannot listen on port " + port + ": " + e.getMessage(), e);
     }
     log.info(
-        "inter-node gRPC listening on port {}{}",
+        "inter-node gRPC listening on {}:{}{}",
+        listen.getAddress().isAnyLocalAddress() ? "every interface" : listen.getHostString(),
         server.getPort(),
         tls.isPresent() ? " (mutual TLS)" : "");
     return new GrpcReplicaServer(server, served);

@@ -141,16 +141,30 @@ final class PaxosMapping {
   static PaxosReply toProto(Reply reply) {
     PaxosReply.Builder message = PaxosReply.newBuilder().setBallot(toProto(reply.ballot()));
     switch (reply) {
-      case Reply.Promise promise -> {
-        PaxosPromise.Builder answer = PaxosPromise.newBuilder();
-        promise.accepted().ifPresent(a -> answer.setAccepted(toProto(a)));
-        promise.stored().ifPresent(r -> answer.setStored(ProtoMapping.toProto(r)));
-        message.setPromise(answer);
-      }
+      case Reply.Promise promise ->
+          message.setPromise(held(new Reply.Held(promise.accepted(), promise.stored())));
       case Reply.Accepted accepted -> message.setAccepted(PaxosAccepted.getDefaultInstance());
-      case Reply.Rejected rejected -> message.setRejectedBy(toProto(rejected.higher()));
+      case Reply.Rejected rejected -> {
+        message.setRejectedBy(toProto(rejected.higher()));
+        rejected.held().ifPresent(h -> message.setHeld(held(h)));
+      }
     }
     return message.build();
+  }
+
+  private static PaxosPromise held(Reply.Held held) {
+    PaxosPromise.Builder answer = PaxosPromise.newBuilder();
+    held.accepted().ifPresent(a -> answer.setAccepted(toProto(a)));
+    held.stored().ifPresent(r -> answer.setStored(ProtoMapping.toProto(r)));
+    return answer.build();
+  }
+
+  private static Reply.Held held(PaxosPromise held) {
+    return new Reply.Held(
+        held.hasAccepted() ? Optional.of(fromProto(held.getAccepted())) : Optional.empty(),
+        held.hasStored()
+            ? Optional.of(ProtoMapping.fromProto(held.getStored()))
+            : Optional.empty());
   }
 
   /**
@@ -159,17 +173,16 @@ final class PaxosMapping {
   static Reply fromProto(PaxosReply reply) {
     Ballot ballot = fromProto(reply.getBallot());
     return switch (reply.getAnswerCase()) {
-      case PROMISE ->
-          new Reply.Promise(
-              ballot,
-              reply.getPromise().hasAccepted()
-                  ? Optional.of(fromProto(reply.getPromise().getAccepted()))
-                  : Optional.empty(),
-              reply.getPromise().hasStored()
-                  ? Optional.of(ProtoMapping.fromProto(reply.getPromise().getStored()))
-                  : Optional.empty());
+      case PROMISE -> {
+        Reply.Held held = held(reply.getPromise());
+        yield new Reply.Promise(ballot, held.accepted(), held.stored());
+      }
       case ACCEPTED -> new Reply.Accepted(ballot);
-      case REJECTED_BY -> new Reply.Rejected(ballot, fromProto(reply.getRejectedBy()));
+      case REJECTED_BY ->
+          new Reply.Rejected(
+              ballot,
+              fromProto(reply.getRejectedBy()),
+              reply.hasHeld() ? Optional.of(held(reply.getHeld())) : Optional.empty());
       case ANSWER_NOT_SET -> throw new IllegalArgumentException("a Paxos reply without an answer");
     };
   }

@@ -1,5 +1,6 @@
 package io.kvorum.node.transport.grpc;
 
+import io.grpc.Attributes;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NegotiationType;
@@ -10,6 +11,8 @@ import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.transport.PeerTransport.PeerState;
 import io.netty.channel.EventLoop;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,6 +40,7 @@ final class PeerChannels implements AutoCloseable {
   private final int maxMessageBytes;
   private final boolean channelPerLoop;
   private final Optional<GrpcTls> tls;
+  private final Optional<String> localHost;
   private final Map<NodeId, List<PeerChannel>> peers = new ConcurrentHashMap<>();
   private final Map<NodeId, Member> addresses = new ConcurrentHashMap<>();
   private final List<Consumer<NodeId>> reachableListeners = new CopyOnWriteArrayList<>();
@@ -45,6 +49,8 @@ final class PeerChannels implements AutoCloseable {
    * @param callTimeout the deadline of each replica read and write on the channels' streams
    * @param maxMessageBytes the largest message accepted (a value plus its key and framing)
    * @param channelPerLoop a channel per peer on each loop; else one per peer
+   * @param localHost the address connections leave from ({@code --grpc-host}); empty for the one
+   *     the system picks
    */
   PeerChannels(
       NodeId self,
@@ -53,7 +59,9 @@ final class PeerChannels implements AutoCloseable {
       Duration callTimeout,
       int maxMessageBytes,
       boolean channelPerLoop,
-      Optional<GrpcTls> tls) {
+      Optional<GrpcTls> tls,
+      Optional<String> localHost) {
+    this.localHost = localHost;
     this.self = self;
     this.loops = loops;
     this.edge = edge;
@@ -120,6 +128,7 @@ final class PeerChannels implements AutoCloseable {
         NettyChannelBuilder.forAddress(member.host(), member.grpcPort())
             .eventLoopGroup(loop)
             .channelType(loops.socketChannelType());
+    localHost.ifPresent(host -> builder.localSocketPicker(new LeavingFrom(host)));
     tls.ifPresentOrElse(
         t -> builder.sslContext(t.client()).negotiationType(NegotiationType.TLS),
         builder::usePlaintext);
@@ -187,5 +196,19 @@ final class PeerChannels implements AutoCloseable {
   @Override
   public void close() {
     peers.values().forEach(channels -> channels.forEach(PeerChannel::close));
+  }
+
+  /** Binds each connection's local end to one address, any port: the node's one identity. */
+  private static final class LeavingFrom extends NettyChannelBuilder.LocalSocketPicker {
+    private final String host;
+
+    LeavingFrom(String host) {
+      this.host = host;
+    }
+
+    @Override
+    public SocketAddress createSocketAddress(SocketAddress remote, Attributes attributes) {
+      return new InetSocketAddress(host, 0);
+    }
   }
 }

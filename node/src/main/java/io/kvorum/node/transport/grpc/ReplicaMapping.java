@@ -6,9 +6,14 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.replica.ReplicaBatch;
 import io.kvorum.node.replica.ReplicaProtocol;
 import io.kvorum.node.transport.CursorOperation;
 import io.kvorum.node.transport.Operation;
+import io.kvorum.proto.replica.v1.BatchReadResult;
+import io.kvorum.proto.replica.v1.BatchRequest;
+import io.kvorum.proto.replica.v1.BatchResponse;
+import io.kvorum.proto.replica.v1.BatchWriteResult;
 import io.kvorum.proto.replica.v1.ReadRequest;
 import io.kvorum.proto.replica.v1.ReadResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
@@ -18,17 +23,19 @@ import io.kvorum.proto.replica.v1.ScanBatch;
 import io.kvorum.proto.replica.v1.ScanRequest;
 import io.kvorum.proto.replica.v1.WriteRequest;
 import io.kvorum.proto.replica.v1.WriteResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * The replica protocol on the wire: reads and writes on the Exchange stream, scans as the {@code
- * Scan} call.
+ * The replica protocol on the wire: reads, writes and a client batch's items on the Exchange
+ * stream, scans as the {@code Scan} call.
  */
 final class ReplicaMapping {
   private ReplicaMapping() {}
 
   static void register(WireProtocols.Builder wire) {
-    wire.add(new Read()).add(new Write()).add(new Scan());
+    wire.add(new Read()).add(new Write()).add(new Batch()).add(new Scan());
   }
 
   private static final class Read implements WireCodecs.Exchanged<Key, Optional<Record>> {
@@ -102,6 +109,99 @@ final class ReplicaMapping {
     @Override
     public Void takeAnswer(NodeId peer, ReplicaResponse message) {
       return null;
+    }
+  }
+
+  private static final class Batch
+      implements WireCodecs.Exchanged<ReplicaBatch, ReplicaBatch.Answer> {
+    @Override
+    public Operation<ReplicaBatch, ReplicaBatch.Answer> operation() {
+      return ReplicaProtocol.BATCH;
+    }
+
+    @Override
+    public ReplicaRequest.OperationCase requestCase() {
+      return ReplicaRequest.OperationCase.BATCH;
+    }
+
+    @Override
+    public void putRequest(ReplicaRequest.Builder message, ReplicaBatch batch) {
+      BatchRequest.Builder request = BatchRequest.newBuilder();
+      batch.reads().forEach(key -> request.addReads(ProtoMapping.bytes(key.bytes())));
+      for (Entry write : batch.writes()) {
+        request.addWrites(
+            WriteRequest.newBuilder()
+                .setKey(ProtoMapping.bytes(write.key().bytes()))
+                .setRecord(ProtoMapping.toProto(write.record())));
+      }
+      message.setBatch(request);
+    }
+
+    @Override
+    public ReplicaBatch takeRequest(ReplicaRequest message) {
+      BatchRequest request = message.getBatch();
+      List<Key> reads = new ArrayList<>(request.getReadsCount());
+      request.getReadsList().forEach(key -> reads.add(ProtoMapping.key(key)));
+      List<Entry> writes = new ArrayList<>(request.getWritesCount());
+      for (WriteRequest write : request.getWritesList()) {
+        writes.add(
+            new Entry(ProtoMapping.key(write.getKey()), ProtoMapping.fromProto(write.getRecord())));
+      }
+      return new ReplicaBatch(reads, writes);
+    }
+
+    @Override
+    public void putAnswer(ReplicaResponse.Builder message, ReplicaBatch.Answer answer) {
+      BatchResponse.Builder response = BatchResponse.newBuilder();
+      for (ReplicaBatch.Outcome<Optional<Record>> read : answer.reads()) {
+        BatchReadResult.Builder result = BatchReadResult.newBuilder();
+        if (read.omitted()) {
+          result.setOmitted(true);
+        } else if (read.failure() != null) {
+          result.setError(WireEdge.toWire(read.failure()));
+        } else {
+          ReadResponse.Builder found = ReadResponse.newBuilder();
+          read.value().ifPresent(r -> found.setRecord(ProtoMapping.toProto(r)));
+          result.setRead(found);
+        }
+        response.addReads(result);
+      }
+      for (ReplicaBatch.Outcome<Void> write : answer.writes()) {
+        BatchWriteResult.Builder result = BatchWriteResult.newBuilder();
+        if (write.failure() != null) {
+          result.setError(WireEdge.toWire(write.failure()));
+        }
+        response.addWrites(result);
+      }
+      message.setBatch(response);
+    }
+
+    @Override
+    public ReplicaBatch.Answer takeAnswer(NodeId peer, ReplicaResponse message) {
+      ProtoMapping.expect(message, ReplicaResponse.ResultCase.BATCH);
+      BatchResponse response = message.getBatch();
+      List<ReplicaBatch.Outcome<Optional<Record>>> reads = new ArrayList<>();
+      for (BatchReadResult read : response.getReadsList()) {
+        if (read.getOmitted()) {
+          reads.add(ReplicaBatch.Outcome.omittedRead());
+        } else if (read.hasError()) {
+          reads.add(ReplicaBatch.Outcome.failed(WireEdge.fromWire(peer, read.getError())));
+        } else {
+          reads.add(
+              ReplicaBatch.Outcome.of(
+                  read.getRead().hasRecord()
+                      ? Optional.of(ProtoMapping.fromProto(read.getRead().getRecord()))
+                      : Optional.empty()));
+        }
+      }
+      List<ReplicaBatch.Outcome<Void>> writes = new ArrayList<>();
+      for (BatchWriteResult write : response.getWritesList()) {
+        writes.add(
+            write.hasError()
+                ? ReplicaBatch.Outcome.failed(WireEdge.fromWire(peer, write.getError()))
+                : ReplicaBatch.Outcome.of(null));
+      }
+      return new ReplicaBatch.Answer(reads, writes);
     }
   }
 

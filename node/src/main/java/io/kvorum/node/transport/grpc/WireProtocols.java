@@ -43,6 +43,7 @@ final class WireProtocols {
     RepairMapping.register(wire);
     MembershipMapping.register(wire);
     ClockMapping.register(wire);
+    ChangesMapping.register(wire);
     return wire.build();
   }
 

@@ -79,7 +79,7 @@ abstract class AdminCommandsClusterScenarios {
                     + id
                     + " +up +"
                     + Pattern.quote(cluster.peerAddress(i))
-                    + " +[1-9][0-9]* +\\d.* B +0");
+                    + " +\\S+ +[1-9][0-9]* +\\d.* B +0");
       }
     }
   }
@@ -122,7 +122,12 @@ abstract class AdminCommandsClusterScenarios {
       List<String> lines = run.out().lines().toList();
       assertThat(lines.get(0)).startsWith("Cluster as n2 sees it (epoch ").contains("4 members");
       assertThat(row(lines, id))
-          .matches(" +" + id + " +up +" + Pattern.quote(cluster.peerAddress(joined)) + " +[1-9].*");
+          .matches(
+              " +"
+                  + id
+                  + " +up +"
+                  + Pattern.quote(cluster.peerAddress(joined))
+                  + " +\\S+ +[1-9].*");
     }
   }
 

@@ -68,7 +68,8 @@ class AdminCommandsTest {
     assertThat(lines.get(0)).isEqualTo("Cluster as kvorum-0 sees it (epoch 7, 3 members, ready)");
     assertThat(lines.get(1))
         .isEqualTo("Change in progress: join of kvorum-3 (epoch 7), started 2026-11-26T06:40:00Z");
-    assertThat(lines).anySatisfy(l -> assertThat(l).matches(" +NODE +STATE +ADDRESS +RECORDS.*"));
+    assertThat(lines)
+        .anySatisfy(l -> assertThat(l).matches(" +NODE +STATE +ADDRESS +HTTP +RECORDS.*"));
     assertThat(row(lines, "kvorum-0"))
         .startsWith("*")
         .contains("up", "kvorum-0.kvorum-headless:9090", "1,234,567", "1.20 GiB")
@@ -125,7 +126,7 @@ class AdminCommandsTest {
     assertThat(run.exit()).isZero();
     List<String> lines = run.out().lines().toList();
     assertThat(lines.get(0)).isEqualTo("Cluster as n1 sees it (1 member, not ready)");
-    assertThat(row(lines, "n1")).matches("\\* +n1 +up +127\\.0\\.0\\.1:9090 +- +- +0");
+    assertThat(row(lines, "n1")).matches("\\* +n1 +up +127\\.0\\.0\\.1:9090 +- +- +- +0");
   }
 
   @Test

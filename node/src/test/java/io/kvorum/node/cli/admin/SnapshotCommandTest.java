@@ -125,6 +125,21 @@ class SnapshotCommandTest {
     assertThat(members.get(0).requests).isEmpty();
   }
 
+  @Test
+  void withoutNodeFlagsEachMemberIsReachedAtTheHttpAddressItAdvertises() throws IOException {
+    start(3);
+
+    List<String> args = new ArrayList<>(List.of("snapshot", "--host", "127.0.0.1"));
+    args.addAll(List.of("--port", String.valueOf(members.get(0).port()), "--name", "one"));
+    Run run = AdminCommandsTest.run(args.toArray(String[]::new));
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    for (FakeMember m : members) {
+      assertThat(m.snapshots).containsExactly("one");
+    }
+    assertThat(run.err()).contains("taken on all 3 members");
+  }
+
   private Run snapshot(String... args) {
     List<String> all = new ArrayList<>(List.of("snapshot", "--host", "127.0.0.1"));
     all.addAll(List.of("--port", String.valueOf(members.get(0).port())));
@@ -174,8 +189,9 @@ class SnapshotCommandTest {
             members.stream()
                 .map(
                     m ->
-                        "{\"id\":\"%s\",\"address\":\"127.0.0.1:1\",\"self\":%s}"
-                            .formatted(m.id, m == this))
+                        ("{\"id\":\"%s\",\"address\":\"127.0.0.1:1\","
+                                + "\"httpAddress\":\"127.0.0.1:%d\",\"self\":%s}")
+                            .formatted(m.id, m.port(), m == this))
                 .collect(Collectors.joining(","));
         answer(exchange, 200, "{\"node\":\"" + id + "\",\"nodes\":[" + nodes + "]}");
       } else if (path.equals("/v0/snapshots") && method.equals("POST")) {

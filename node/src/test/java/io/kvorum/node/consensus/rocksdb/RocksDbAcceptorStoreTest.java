@@ -18,11 +18,16 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +78,53 @@ class RocksDbAcceptorStoreTest extends AcceptorStoreContract {
     assertThat(await(store.state(empty)))
         .isEqualTo(new AcceptorState(ballot, Optional.of(nothing)));
     assertThat(await(engine.get(KEY))).as("an accepted value is not a record").isEmpty();
+  }
+
+  /**
+   * Group commit (issue 42): steps that arrive while every storage thread is busy are written in
+   * one synced batch once one frees, each answered as if alone, in order, a key's later steps
+   * seeing its earlier ones; and the states are there after a reopen.
+   */
+  @Test
+  void stepsWaitingTogetherAreWrittenWithOneSync() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    for (int i = 0; i < executor.getMaximumPoolSize(); i++) {
+      executor.execute(
+          () -> {
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+    }
+    Awaitility.await().until(() -> executor.getActiveCount() == executor.getMaximumPoolSize());
+    long before = ((RocksDbAcceptorStore) store).groups();
+    List<CompletableFuture<Reply>> prepares = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      Ballot ballot = ballot(10 + i, N1);
+      prepares.add(store.step(Key.utf8("k" + i), s -> s.prepare(ballot, Optional.empty())));
+    }
+    Ballot low = ballot(20, N1);
+    Ballot high = ballot(30, N2);
+    Proposal atLow = new Proposal(low, Optional.empty(), Optional.of(Version.ZERO));
+    CompletableFuture<Reply> first = store.step(KEY, s -> s.prepare(low, Optional.empty()));
+    CompletableFuture<Reply> second = store.step(KEY, s -> s.prepare(high, Optional.empty()));
+    CompletableFuture<Reply> late = store.step(KEY, s -> s.accept(atLow));
+
+    release.countDown();
+
+    assertThat(prepares).allSatisfy(p -> assertThat(await(p)).isInstanceOf(Reply.Promise.class));
+    assertThat(await(first)).isInstanceOf(Reply.Promise.class);
+    assertThat(await(second)).isInstanceOf(Reply.Promise.class);
+    assertThat(await(late)).isInstanceOf(Reply.Rejected.class);
+    assertThat(((RocksDbAcceptorStore) store).groups() - before).isEqualTo(1);
+    engine.close();
+
+    store = reopen(dir);
+
+    assertThat(await(store.state(KEY)).promised()).isEqualTo(high);
+    assertThat(await(store.state(Key.utf8("k99"))).promised()).isEqualTo(ballot(109, N1));
   }
 
   @Test

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 class AcceptorStateTest {
   private static final NodeId A = NodeId.of("a");
   private static final NodeId B = NodeId.of("b");
+  private static final Optional<Reply.Held> NOTHING_HELD =
+      Optional.of(new Reply.Held(Optional.empty(), Optional.empty()));
 
   private static Ballot ballot(long millis, NodeId proposer) {
     return new Ballot(Version.of(millis, 0), proposer);
@@ -21,7 +23,7 @@ class AcceptorStateTest {
   void aPromiseRefusesEveryLowerOrEqualBallotAfterIt() {
     AcceptorState state = AcceptorState.EMPTY.prepare(ballot(10, B), Optional.empty()).state();
     assertThat(state.prepare(ballot(10, A), Optional.empty()).reply())
-        .isEqualTo(new Reply.Rejected(ballot(10, A), ballot(10, B)));
+        .isEqualTo(new Reply.Rejected(ballot(10, A), ballot(10, B), NOTHING_HELD));
     assertThat(state.prepare(ballot(10, B), Optional.empty()).reply())
         .isInstanceOf(Reply.Rejected.class);
     assertThat(state.accept(new Proposal(ballot(9, B), Optional.empty(), Optional.empty())).reply())
@@ -37,7 +39,7 @@ class AcceptorStateTest {
   void aBallotOfATimestampPromisedAlreadyIsRefusedWhateverItsProposer() {
     AcceptorState state = AcceptorState.EMPTY.prepare(ballot(10, A), Optional.empty()).state();
     assertThat(state.prepare(ballot(10, B), Optional.empty()).reply())
-        .isEqualTo(new Reply.Rejected(ballot(10, B), ballot(10, A)));
+        .isEqualTo(new Reply.Rejected(ballot(10, B), ballot(10, A), NOTHING_HELD));
     assertThat(state.prepare(ballot(11, B), Optional.empty()).reply())
         .isInstanceOf(Reply.Promise.class);
   }
@@ -67,7 +69,7 @@ class AcceptorStateTest {
     AcceptorState floored = AcceptorState.EMPTY.floored(Version.of(10, 0));
     Ballot floor = new Ballot(Version.of(10, 0), Ballot.NONE.proposer());
     assertThat(floored.prepare(ballot(10, A), Optional.empty()).reply())
-        .isEqualTo(new Reply.Rejected(ballot(10, A), floor));
+        .isEqualTo(new Reply.Rejected(ballot(10, A), floor, NOTHING_HELD));
     assertThat(floored.prepare(ballot(9, A), Optional.empty()).state()).isEqualTo(floored);
     assertThat(
             floored.accept(new Proposal(ballot(10, A), Optional.empty(), Optional.empty())).reply())

@@ -63,7 +63,7 @@ public record ClientOp(
     require(end == null || kind == OpKind.RANGE, op, "an end only for a range");
     require(kind.expectsVersion() == (expected != null), op, "an expected version iff If-Match");
     require(entries.isEmpty() || (kind == OpKind.RANGE && outcome == Outcome.OK), op, "no entries");
-    boolean read = kind == OpKind.GET && outcome == Outcome.OK;
+    boolean read = kind.readsKey() && outcome == Outcome.OK;
     if (kind.writesValue()) {
       require(value != null, op, "the value written");
     } else if (read) {

@@ -24,8 +24,10 @@ import java.util.Set;
  * has last-writer-wins semantics (SPEC §10), which {@link LostWrites} and {@link ReadYourQuorum}
  * check. So do keys with an expiring record among the applied ones: the model has no clock, and an
  * expiry makes the key absent without a write. Plain {@code GET}s are not part of the history (they
- * are not linearizable reads); a conditional write whose expected version no record of the key ever
- * carried and no answer ever named is a read of the register, as in the Go checker.
+ * are not linearizable reads); a linearizable {@code GET} answered is a read of the register,
+ * naming the version it read (one without an answer changes nothing and is left out), and so is a
+ * conditional write whose expected version no record of the key ever carried and no answer ever
+ * named, as in the Go checker.
  */
 public final class Linearizability implements Checker {
   private final Limits limits;
@@ -158,6 +160,20 @@ public final class Linearizability implements Checker {
     }
     List<CasOp> history = new ArrayList<>();
     for (ClientOp op : ops) {
+      if (op.kind() == OpKind.GET_LINEARIZABLE && op.outcome() == Outcome.OK) {
+        // A read of the register: refused whatever it expects, naming the current version.
+        history.add(
+            new CasOp(
+                op.client(),
+                op.call(),
+                op.ret(),
+                true,
+                false,
+                null,
+                Outcome.REFUSED,
+                op.version()));
+        continue;
+      }
       if (op.kind().isConditional()) {
         boolean read = op.expected() != null && !issued.contains(op.expected());
         AppliedRecord chosen =

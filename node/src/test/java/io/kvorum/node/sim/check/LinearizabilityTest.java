@@ -157,6 +157,32 @@ class LinearizabilityTest {
             });
   }
 
+  /**
+   * A linearizable GET is a read of the register: one that returns an older version than a
+   * conditional write acknowledged before it began is reported; one that returns it is not.
+   */
+  @Test
+  void reportsALinearizableReadOlderThanAnAcknowledgedWrite() {
+    Recording stale =
+        Recording.recorder()
+            .op(op(OpKind.PUT_IF_ABSENT, TWO, 1, 2).value(bytes("a")).ok(v(5)))
+            .op(op(OpKind.PUT_IF_MATCH, TWO, 3, 4).expected(v(5)).value(bytes("b")).ok(v(6)))
+            .op(op(OpKind.GET_LINEARIZABLE, TWO, 5, 6).value(bytes("a")).ok(v(5)))
+            .build();
+    Recording fresh =
+        Recording.recorder()
+            .op(op(OpKind.PUT_IF_ABSENT, TWO, 1, 2).value(bytes("a")).ok(v(5)))
+            .op(op(OpKind.PUT_IF_MATCH, TWO, 3, 4).expected(v(5)).value(bytes("b")).ok(v(6)))
+            .op(op(OpKind.GET_LINEARIZABLE, TWO, 5, 6).value(bytes("b")).ok(v(6)))
+            .op(op(OpKind.GET_LINEARIZABLE, TWO, 5, 6).unknown())
+            .build();
+
+    assertThat(new Linearizability().check(stale))
+        .singleElement()
+        .satisfies(v -> assertThat(v.message()).contains("client 1 read -> refused, current 5.0"));
+    assertThat(new Linearizability().check(fresh)).isEmpty();
+  }
+
   @Test
   void reportsAStaleReadByAWriteExpectingANeverIssuedVersion() {
     Recording recording =

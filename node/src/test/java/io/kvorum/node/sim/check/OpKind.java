@@ -15,11 +15,18 @@ public enum OpKind {
   /** {@code DELETE} with {@code If-Match}: deletes only if the key is at a version. */
   DELETE_IF_MATCH,
   /** {@code GET /v0/entities}: reads a range of keys. */
-  RANGE;
+  RANGE,
+  /** {@code GET} with {@code consistency=linearizable}: reads a key through its Paxos acceptors. */
+  GET_LINEARIZABLE;
 
   /** Whether the operation writes (a value or a tombstone), conditionally or not. */
   public boolean isWrite() {
-    return this != GET && this != RANGE;
+    return this != GET && this != RANGE && this != GET_LINEARIZABLE;
+  }
+
+  /** Whether the operation reads one key ({@code GET}, plain or linearizable). */
+  public boolean readsKey() {
+    return this == GET || this == GET_LINEARIZABLE;
   }
 
   /** Whether the operation is a compare-and-set (SPEC §10). */

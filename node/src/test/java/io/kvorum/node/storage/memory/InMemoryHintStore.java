@@ -7,10 +7,12 @@ import io.kvorum.node.storage.HintStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,7 +56,8 @@ public final class InMemoryHintStore implements HintStore {
 
   @Override
   public Set<NodeId> targets() {
-    return hints.values().stream().map(Hint::target).collect(Collectors.toUnmodifiableSet());
+    return Collections.unmodifiableSortedSet(
+        hints.values().stream().map(Hint::target).collect(Collectors.toCollection(TreeSet::new)));
   }
 
   private static byte[] id(NodeId target, long createdAtMillis, long sequence) {

@@ -7,6 +7,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ public final class InMemoryStorageEngine implements StorageEngine {
    */
   private final ReentrantReadWriteLock batches = new ReentrantReadWriteLock();
 
+  private final InMemoryChangeLog changes = new InMemoryChangeLog(System::currentTimeMillis);
   private final LongAdder batchesWritten = new LongAdder();
   private final LongAdder recordsWritten = new LongAdder();
   private volatile boolean closed;
@@ -74,17 +76,43 @@ public final class InMemoryStorageEngine implements StorageEngine {
   @Override
   public CompletableFuture<Void> put(Key key, Record record) {
     return checkOpen("put", key)
-        .thenApply(ignored -> shared(() -> offer(List.of(new Entry(key, record)))));
+        .thenApply(
+            ignored ->
+                shared(
+                    () -> {
+                      List<Entry> entries = List.of(new Entry(key, record));
+                      changes.logged(entries, () -> offer(entries));
+                      return null;
+                    }));
   }
 
   @Override
   public CompletableFuture<Void> putAll(List<Entry> entries) {
+    return putAll(entries, true);
+  }
+
+  @Override
+  public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+    return putAll(entries, false);
+  }
+
+  @Override
+  public ChangeLog changes() {
+    return changes;
+  }
+
+  private CompletableFuture<Void> putAll(List<Entry> entries, boolean logged) {
     return checkOpen("put", null)
         .thenApply(
             ignored -> {
               batches.writeLock().lock();
               try {
-                return offer(entries);
+                if (logged) {
+                  changes.logged(entries, () -> offer(entries));
+                } else {
+                  offer(entries);
+                }
+                return null;
               } finally {
                 batches.writeLock().unlock();
               }

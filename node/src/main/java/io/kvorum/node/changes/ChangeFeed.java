@@ -1,0 +1,307 @@
+package io.kvorum.node.changes;
+
+import io.kvorum.node.core.FeedException;
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog.Change;
+import io.kvorum.node.storage.ChangeLog.Page;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One change feed (SPEC §12): reads the change log of every member from a position, merges the
+ * changes by arrival stamp, and sends a change once it is at or below the watermark: the lowest
+ * stamp up to which every member taking part has answered complete ({@link Page#closed}), so no
+ * later arrival at those members precedes it. A member the transport cannot reach, or that has
+ * failed for longer than {@link FeedSettings#memberGrace}, takes no part until it answers again;
+ * its changes then come late (every acknowledged write reached other replicas too, or comes to them
+ * as a hint, stamped on arrival). Within the feed a key's versions only grow: a change no newer
+ * than the last one sent for its key is dropped (duplicates from several replicas, a late older
+ * version). Progress events carry the watermark every {@link FeedSettings#progressInterval}.
+ *
+ * <p>The consumer is never waited for: events wait in a bounded queue while it cannot take them,
+ * and a consumer that lets more than {@link FeedSettings#maxQueuedEvents} wait, or takes nothing
+ * for {@link FeedSettings#maxStall}, is cut off ({@link FeedException.Reason#TOO_SLOW}). Confined
+ * to the executor given (a connection's event loop); never blocks it.
+ */
+public final class ChangeFeed {
+  /** Keys whose newest version a feed remembers: beyond, the least recently sent are forgotten. */
+  static final int REMEMBERED_KEYS = 100_000;
+
+  /** The consumer, called on the feed's executor. */
+  public interface Sink {
+    /** Whether the consumer can take an event now. */
+    boolean writable();
+
+    void send(FeedEvent event);
+
+    /** The events sent since the last call are all there is for now (a moment to flush them). */
+    default void sent() {}
+
+    /** The feed ended for {@code reason}; nothing follows. */
+    void end(RuntimeException reason);
+  }
+
+  /** Where the feed reads the members' logs: its own directly, the others' through the network. */
+  interface Logs {
+    List<NodeId> members();
+
+    /** Whether {@code member} is worth asking now (reachable, as the transport sees it). */
+    boolean reachable(NodeId member);
+
+    CompletableFuture<Page> read(NodeId member, ChangesProtocol.Read read);
+  }
+
+  private final KeyRange range;
+  private final Logs logs;
+  private final ScheduledExecutorService loop;
+  private final Sink sink;
+  private final FeedSettings settings;
+  private final FeedMetrics metrics;
+  private final long start;
+  private final long margin;
+  private final Map<NodeId, Member> members = new HashMap<>();
+  private final PriorityQueue<Change> pending =
+      new PriorityQueue<>(Comparator.comparingLong(Change::stamp));
+  private final ArrayDeque<FeedEvent> out = new ArrayDeque<>();
+  private final Map<Key, Version> sent =
+      new LinkedHashMap<>(1024, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Version> eldest) {
+          return size() > REMEMBERED_KEYS;
+        }
+      };
+  private volatile long watermark;
+  private long cursor;
+  private long lastProgressNanos;
+  private long stalledSinceNanos = -1;
+  private boolean reading;
+  private boolean ended;
+  private ScheduledFuture<?> timer;
+
+  /** What the feed knows of one member's log. */
+  private static final class Member {
+    long after;
+    long failingSinceNanos = -1;
+
+    Member(long after) {
+      this.after = after;
+    }
+  }
+
+  /**
+   * @param start the stamp after which the feed reads every member's log
+   * @param cursor the cursor the feed starts from: nothing at or before it remains to be sent
+   */
+  ChangeFeed(
+      KeyRange range,
+      Logs logs,
+      ScheduledExecutorService loop,
+      Sink sink,
+      FeedSettings settings,
+      FeedMetrics metrics,
+      long start,
+      long cursor) {
+    this.range = range;
+    this.logs = logs;
+    this.loop = loop;
+    this.sink = sink;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.start = start;
+    this.margin = cursor - start;
+    this.watermark = cursor;
+    this.cursor = cursor;
+  }
+
+  /** Starts reading; call on the feed's executor. */
+  void start() {
+    lastProgressNanos = System.nanoTime();
+    metrics.opened(this);
+    // The client learns where the feed starts before any change: its cursor to resume from.
+    out.add(new FeedEvent.Progress(cursor));
+    timer =
+        loop.scheduleWithFixedDelay(
+            this::read, 0, settings.pollInterval().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** The consumer can take events again: sends what waits. Call on the feed's executor. */
+  public void writable() {
+    flush();
+  }
+
+  /** Ends the feed without a word to the consumer (it is gone). Call on the feed's executor. */
+  public void close() {
+    finish();
+  }
+
+  /** Ends the feed with {@code reason}, told to the consumer. Call on the feed's executor. */
+  void end(RuntimeException reason) {
+    if (!ended) {
+      finish();
+      sink.end(reason);
+    }
+  }
+
+  /** The executor the feed runs on. */
+  ScheduledExecutorService loop() {
+    return loop;
+  }
+
+  /** The watermark: every change stamped at or before it was sent. */
+  long watermark() {
+    return watermark;
+  }
+
+  private void finish() {
+    if (!ended) {
+      ended = true;
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      out.clear();
+      pending.clear();
+      metrics.closed(this);
+    }
+  }
+
+  private void read() {
+    if (ended || reading) {
+      return;
+    }
+    reading = true;
+    List<NodeId> now = logs.members();
+    members.keySet().retainAll(now);
+    Map<NodeId, CompletableFuture<Page>> reads = new HashMap<>();
+    for (NodeId id : now) {
+      // A member new to the feed (a node that joined) is read from the margin before the cursor.
+      Member member =
+          members.computeIfAbsent(id, k -> new Member(Math.max(start, watermark - margin)));
+      if (logs.reachable(id)) {
+        reads.put(
+            id,
+            logs.read(id, new ChangesProtocol.Read(range, member.after, FeedSettings.READ_LIMIT)));
+      }
+    }
+    CompletableFuture.allOf(
+            reads.values().stream()
+                .map(f -> f.exceptionally(e -> null))
+                .toArray(CompletableFuture[]::new))
+        .whenComplete((ignored, error) -> loop.execute(() -> merge(now, reads)));
+  }
+
+  private void merge(List<NodeId> asked, Map<NodeId, CompletableFuture<Page>> reads) {
+    reading = false;
+    if (ended) {
+      return;
+    }
+    long nanos = System.nanoTime();
+    long closed = Long.MAX_VALUE;
+    boolean complete = true;
+    boolean more = false;
+    for (NodeId id : asked) {
+      Member member = members.get(id);
+      CompletableFuture<Page> read = reads.get(id);
+      Page page = read == null || read.isCompletedExceptionally() ? null : read.join();
+      if (page == null) {
+        if (read != null && member.failingSinceNanos < 0) {
+          member.failingSinceNanos = nanos;
+        }
+        boolean waited = read != null && nanos - member.failingSinceNanos < grace();
+        complete &= !waited;
+        continue;
+      }
+      member.failingSinceNanos = -1;
+      if (page.purgedBefore() > member.after + 1) {
+        end(expired());
+        return;
+      }
+      pending.addAll(page.changes());
+      member.after = Math.max(member.after, page.closed());
+      closed = Math.min(closed, page.closed());
+      more |= page.more();
+    }
+    if (complete && closed != Long.MAX_VALUE && closed > watermark) {
+      watermark = closed;
+    }
+    emit(nanos);
+    flush();
+    if (more && !ended && out.size() < settings.maxQueuedEvents()) {
+      loop.execute(this::read);
+    }
+  }
+
+  private long grace() {
+    return settings.memberGrace().toNanos();
+  }
+
+  private void emit(long nanos) {
+    while (!pending.isEmpty() && pending.peek().stamp() <= watermark) {
+      Change change = pending.poll();
+      Version newest = sent.get(change.key());
+      if (newest != null && change.record().version().compareTo(newest) <= 0) {
+        continue;
+      }
+      sent.put(change.key(), change.record().version());
+      cursor = Math.max(cursor, change.stamp());
+      out.add(new FeedEvent.Changed(change.key(), change.record(), cursor));
+    }
+    if (nanos - lastProgressNanos >= settings.progressInterval().toNanos()) {
+      lastProgressNanos = nanos;
+      cursor = Math.max(cursor, watermark);
+      out.add(new FeedEvent.Progress(cursor));
+    }
+  }
+
+  private void flush() {
+    if (ended) {
+      return;
+    }
+    boolean any = false;
+    while (!out.isEmpty() && sink.writable()) {
+      FeedEvent event = out.poll();
+      sink.send(event);
+      metrics.sent(event);
+      any = true;
+    }
+    if (any) {
+      sink.sent();
+    }
+    long nanos = System.nanoTime();
+    if (out.isEmpty()) {
+      stalledSinceNanos = -1;
+      return;
+    }
+    if (stalledSinceNanos < 0) {
+      stalledSinceNanos = nanos;
+    }
+    if (out.size() > settings.maxQueuedEvents()
+        || nanos - stalledSinceNanos > settings.maxStall().toNanos()) {
+      metrics.cutOff();
+      end(
+          new FeedException(
+              FeedException.Reason.TOO_SLOW,
+              "the consumer did not keep up ("
+                  + out.size()
+                  + " events waiting); resume from the last cursor read"));
+    }
+  }
+
+  private FeedException expired() {
+    return new FeedException(
+        FeedException.Reason.CURSOR_EXPIRED,
+        "changes this feed had not read yet were purged (older than --change-retention); read the"
+            + " range again and follow from the cursor that read answers");
+  }
+}

@@ -1,0 +1,244 @@
+package io.kvorum.node.cli.backup;
+
+import io.kvorum.node.cli.client.ExitCodes;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.paginators.ListObjectsV2Publisher;
+import software.amazon.awssdk.transfer.s3.S3TransferManager;
+
+/**
+ * One bucket of object storage through the AWS SDK for Java v2 and its transfer manager (large
+ * files in parallel parts), every failure turned into a {@link BackupFailure} that says what is
+ * wrong in the operator's terms: the bucket missing (exit 5), the credentials refused (exit 6), the
+ * storage unreachable or the transfer cut off (exit 1).
+ */
+final class ObjectStore implements AutoCloseable {
+  private static final int DELETE_BATCH = 1000;
+
+  private final StorageLocation location;
+  private final S3AsyncClient s3;
+  private final S3TransferManager transfers;
+  private final ExecutorService streams =
+      Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("kvorum-s3-", 1).factory());
+
+  private ObjectStore(StorageLocation location, S3AsyncClient s3) {
+    this.location = location;
+    this.s3 = s3;
+    this.transfers = S3TransferManager.builder().s3Client(s3).build();
+  }
+
+  /** A store of {@code location}'s bucket, reached as {@code options} say. */
+  static ObjectStore open(StorageOptions options, StorageLocation location) {
+    S3AsyncClientBuilder builder =
+        S3AsyncClient.builder().multipartEnabled(true).forcePathStyle(options.pathStyle);
+    builder.region(region(options));
+    if (options.endpoint != null) {
+      builder.endpointOverride(options.endpoint);
+    }
+    try {
+      return new ObjectStore(location, builder.build());
+    } catch (SdkException e) {
+      throw new BackupFailure(ExitCodes.CONFIG, "cannot reach object storage: " + e.getMessage());
+    }
+  }
+
+  private static Region region(StorageOptions options) {
+    if (options.region != null && !options.region.isBlank()) {
+      return Region.of(options.region.strip());
+    }
+    try {
+      // The SDK's chain without the instance metadata, which off EC2 costs seconds to time out.
+      return new AwsRegionProviderChain(
+              new SystemSettingsRegionProvider(), new AwsProfileRegionProvider())
+          .getRegion();
+    } catch (SdkClientException e) {
+      return Region.US_EAST_1;
+    }
+  }
+
+  StorageLocation location() {
+    return location;
+  }
+
+  /** Checks that the bucket exists and the credentials may use it, before anything is done. */
+  void checkBucket() {
+    call("open", () -> s3.headBucket(b -> b.bucket(location.bucket())));
+  }
+
+  /** An object as a listing shows it. */
+  record Stored(long size, Instant lastModified) {}
+
+  /** Every object under {@code prefix} (a key prefix), by key. */
+  Map<String, Stored> list(String prefix) {
+    Map<String, Stored> objects = new LinkedHashMap<>();
+    ListObjectsV2Publisher pages =
+        s3.listObjectsV2Paginator(b -> b.bucket(location.bucket()).prefix(prefix));
+    call(
+        "list " + prefix,
+        () ->
+            pages
+                .contents()
+                .subscribe(
+                    (S3Object o) -> objects.put(o.key(), new Stored(o.size(), o.lastModified()))));
+    return objects;
+  }
+
+  /** Uploads {@code length} bytes of {@code in} as {@code key}, in parts when large. */
+  void upload(String key, InputStream in, long length) {
+    call(
+        "upload " + key,
+        () ->
+            transfers
+                .upload(
+                    u ->
+                        u.putObjectRequest(p -> p.bucket(location.bucket()).key(key))
+                            .requestBody(AsyncRequestBody.fromInputStream(in, length, streams)))
+                .completionFuture());
+  }
+
+  /** Writes a small object whole. */
+  void put(String key, byte[] bytes) {
+    call(
+        "write " + key,
+        () ->
+            s3.putObject(
+                p -> p.bucket(location.bucket()).key(key), AsyncRequestBody.fromBytes(bytes)));
+  }
+
+  /** A small object's bytes; empty if there is no such object. */
+  Optional<byte[]> get(String key) {
+    try {
+      return Optional.of(
+          call(
+                  "read " + key,
+                  () ->
+                      s3.getObject(
+                          g -> g.bucket(location.bucket()).key(key),
+                          AsyncResponseTransformer.toBytes()))
+              .asByteArray());
+    } catch (BackupFailure e) {
+      if (e.getCause() instanceof NoSuchKeyException) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** Downloads {@code key} into the file {@code to} (replaced). */
+  void download(String key, Path to) {
+    call(
+        "download " + key,
+        () ->
+            transfers
+                .downloadFile(
+                    d ->
+                        d.getObjectRequest(g -> g.bucket(location.bucket()).key(key))
+                            .destination(to))
+                .completionFuture());
+  }
+
+  /** Deletes {@code keys}; absent ones are no error. */
+  void delete(Collection<String> keys) {
+    List<String> all = new ArrayList<>(keys);
+    for (int from = 0; from < all.size(); from += DELETE_BATCH) {
+      List<ObjectIdentifier> batch =
+          all.subList(from, Math.min(all.size(), from + DELETE_BATCH)).stream()
+              .map(k -> ObjectIdentifier.builder().key(k).build())
+              .toList();
+      call(
+          "delete " + batch.size() + " objects",
+          () ->
+              s3.deleteObjects(
+                  d ->
+                      d.bucket(location.bucket())
+                          .delete(Delete.builder().objects(batch).quiet(true).build())));
+    }
+  }
+
+  private <T> T call(String action, java.util.function.Supplier<? extends Future<T>> request) {
+    try {
+      return request.get().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BackupFailure(ExitCodes.FAILURE, action + ": interrupted");
+    } catch (ExecutionException | CompletionException | SdkException e) {
+      throw failure(action, e);
+    }
+  }
+
+  /** {@code error} in the operator's terms, with the exit code of its kind. */
+  private BackupFailure failure(String action, Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    String where = location.bucket();
+    if (cause instanceof S3Exception s3e) {
+      String code = s3e.awsErrorDetails() == null ? "" : s3e.awsErrorDetails().errorCode();
+      if ("NoSuchBucket".equals(code) || (s3e.statusCode() == 404 && action.equals("open"))) {
+        return new BackupFailure(
+            ExitCodes.BUCKET_MISSING,
+            "bucket '" + where + "' does not exist (create it, or check --to and --endpoint)",
+            cause);
+      }
+      if (s3e.statusCode() == 403 || code.contains("AccessKey") || code.contains("Signature")) {
+        return new BackupFailure(
+            ExitCodes.CREDENTIALS,
+            "object storage refused the credentials for bucket '"
+                + where
+                + "' ("
+                + (code.isEmpty() ? "HTTP " + s3e.statusCode() : code)
+                + "): check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the role",
+            cause);
+      }
+      return new BackupFailure(
+          ExitCodes.FAILURE, action + ": object storage answered " + s3e.getMessage(), cause);
+    }
+    if (cause instanceof SdkClientException client
+        && String.valueOf(client.getMessage()).contains("credentials")) {
+      return new BackupFailure(
+          ExitCodes.CREDENTIALS,
+          "no credentials for object storage: " + client.getMessage(),
+          cause);
+    }
+    return new BackupFailure(
+        ExitCodes.FAILURE,
+        action + " failed: " + cause.getMessage() + " (run the same command again to go on)",
+        cause);
+  }
+
+  @Override
+  public void close() {
+    transfers.close();
+    s3.close();
+    streams.shutdownNow();
+  }
+}

@@ -1,0 +1,169 @@
+package io.kvorum.node.storage.rocksdb;
+
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.storage.ChangeLog.Change;
+import io.kvorum.node.storage.ChangeLog.Page;
+import io.kvorum.node.storage.ChangeStamps;
+import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
+import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The change log in the {@code changes} column family: its key is the change's stamp (8 bytes
+ * big-endian, so RocksDB's order is arrival order), its value the record's key length (4 bytes),
+ * the key, and the record in {@link RecordCodec}'s form. A logged record and its change are put in
+ * the same {@link WriteBatch}, so they are visible, durable and lost together. Purged by a range
+ * delete of the stamps before the retention. Callers run these methods on the engine's executor
+ * under its open-engine guard, except {@link #log}, which runs in the writer's batch.
+ */
+final class ChangeColumn {
+  /** Log entries one read examines at most, so that a narrow range cannot hold an executor long. */
+  private static final int MAX_EXAMINED = 4096;
+
+  private static final long MAX_PAGE_BYTES = 4L << 20;
+
+  private final RocksDB db;
+  private final ColumnFamilyHandle column;
+  private final WriteOptions writes;
+  private final ChangeStamps stamps;
+  private final boolean capturing;
+  private volatile long purgedBefore;
+
+  /** A write's stamps, given back once the write is visible or failed. */
+  interface Stamped extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private static final Stamped NOTHING = () -> {};
+
+  ChangeColumn(
+      RocksDB db,
+      ColumnFamilyHandle column,
+      WriteOptions writes,
+      boolean capturing,
+      LongSupplier wallMillis) {
+    this.db = db;
+    this.column = column;
+    this.writes = writes;
+    this.capturing = capturing;
+    this.stamps = new ChangeStamps(wallMillis, lastStamp(db, column));
+  }
+
+  private static long lastStamp(RocksDB db, ColumnFamilyHandle column) {
+    try (RocksIterator it = db.newIterator(column)) {
+      it.seekToLast();
+      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : 0;
+    }
+  }
+
+  boolean capturing() {
+    return capturing;
+  }
+
+  /**
+   * Adds a change for every record of {@code group}'s logged writes to {@code batch}; the stamps
+   * are to be given back (closed) once the batch is written or failed.
+   */
+  Stamped log(WriteBatch batch, List<Write> group) throws RocksDBException {
+    if (!capturing) {
+      return NOTHING;
+    }
+    int count = 0;
+    for (Write w : group) {
+      count += w.logged ? w.records.size() : 0;
+    }
+    if (count == 0) {
+      return NOTHING;
+    }
+    long first = stamps.take(count);
+    try {
+      long stamp = first;
+      for (Write w : group) {
+        if (w.logged) {
+          for (EncodedRecord r : w.records) {
+            batch.put(column, stampKey(stamp++), entry(r));
+          }
+        }
+      }
+    } catch (RocksDBException | RuntimeException e) {
+      stamps.release(first);
+      throw e;
+    }
+    return () -> stamps.release(first);
+  }
+
+  /**
+   * The changes in {@code range} after {@code after} (see {@link
+   * io.kvorum.node.storage.ChangeLog#read}).
+   */
+  Page read(KeyRange range, long after, int limit) {
+    long closed = stamps.closed(); // before the iterator: every change up to it is visible to it
+    if (closed <= after) {
+      return new Page(List.of(), after, purgedBefore, false);
+    }
+    List<Change> changes = new ArrayList<>();
+    long last = after;
+    long bytes = 0;
+    int examined = 0;
+    boolean more = false;
+    try (Slice upper = new Slice(stampKey(closed + 1));
+        ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
+        RocksIterator it = db.newIterator(column, bounded)) {
+      for (it.seek(stampKey(after + 1)); it.isValid(); it.next()) {
+        if (examined == MAX_EXAMINED || changes.size() == limit || bytes >= MAX_PAGE_BYTES) {
+          more = true;
+          break;
+        }
+        examined++;
+        last = ByteBuffer.wrap(it.key()).getLong();
+        Change change = decode(last, it.value());
+        if (range.contains(change.key())) {
+          changes.add(change);
+          bytes += change.key().size() + change.record().value().length;
+        }
+      }
+    }
+    return new Page(changes, more ? last : closed, purgedBefore, more);
+  }
+
+  /** Deletes the changes stamped before {@code before}. */
+  void purge(long before) throws RocksDBException {
+    db.deleteRange(column, writes, stampKey(0), stampKey(before));
+    purgedBefore = Math.max(purgedBefore, before);
+  }
+
+  private static byte[] stampKey(long stamp) {
+    return ByteBuffer.allocate(Long.BYTES).putLong(stamp).array();
+  }
+
+  private static byte[] entry(EncodedRecord r) {
+    byte[] key = r.key().bytes();
+    return ByteBuffer.allocate(Integer.BYTES + key.length + r.bytes().length)
+        .putInt(key.length)
+        .put(key)
+        .put(r.bytes())
+        .array();
+  }
+
+  private static Change decode(long stamp, byte[] value) {
+    ByteBuffer buffer = ByteBuffer.wrap(value);
+    int keyLength = buffer.getInt();
+    byte[] key = Arrays.copyOfRange(value, Integer.BYTES, Integer.BYTES + keyLength);
+    byte[] record = Arrays.copyOfRange(value, Integer.BYTES + keyLength, value.length);
+    return new Change(stamp, Key.of(key), RecordCodec.decode(record));
+  }
+}

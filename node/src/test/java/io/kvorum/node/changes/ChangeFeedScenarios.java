@@ -1,0 +1,313 @@
+package io.kvorum.node.changes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvorum.api.ChangeEvent;
+import io.kvorum.api.ChangeWatch;
+import io.kvorum.api.Consistency;
+import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.FeedReader;
+import io.kvorum.node.testing.FeedReader.Event;
+import io.kvorum.node.testing.TestCluster;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Change feeds over a cluster through HTTP (SPEC §12): what a consumer of {@code /v0/changes} sees
+ * while writers go through every node, nodes stop, and consumers resume or stop reading.
+ */
+@Timeout(120)
+abstract class ChangeFeedScenarios {
+  static final Duration WAIT = Duration.ofSeconds(30);
+
+  /** The binding these scenarios run on. */
+  abstract TestCluster.Factory clusters();
+
+  static URI uri(TestCluster cluster, int node) {
+    return URI.create(cluster.node(node).url("/"));
+  }
+
+  static String q(String text) {
+    return URLEncoder.encode(text, StandardCharsets.UTF_8);
+  }
+
+  /** The values a feed showed for each key, in the order it showed them (null for a delete). */
+  static Map<String, List<String>> byKey(List<Event> changes) {
+    Map<String, List<String>> seen = new HashMap<>();
+    for (Event change : changes) {
+      seen.computeIfAbsent(change.key(), k -> new ArrayList<>()).add(change.value());
+    }
+    return seen;
+  }
+
+  @Test
+  void aRangeFeedShowsEveryWriteAndDeleteThroughEveryNodeInEachKeysOrder() {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed =
+            FeedReader.open(uri(cluster, 1), "start=" + q("r/") + "&end=" + q("r0"))) {
+      assertThat(feed.status()).isEqualTo(200);
+      Map<String, List<String>> written = new HashMap<>();
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 20; i++) {
+          String key = "r/" + i;
+          String value = "v" + round;
+          cluster.client(1 + (i + round) % 3).put(key, value);
+          written.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
+        }
+      }
+      cluster.client(2).delete("r/0");
+      written.get("r/0").add(null);
+      cluster.client(3).put("s/outside", "x");
+
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(byKey(feed.changes())).isEqualTo(written));
+      assertThat(feed.changes()).allSatisfy(c -> assertThat(c.cursor()).isNotBlank());
+    }
+  }
+
+  @Test
+  void aFeedOfOneKeyShowsThatKeyAlone() {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 2), "id=" + q("one"))) {
+      cluster.client(1).put("one", "1");
+      cluster.client(1).put("one-more", "x");
+      cluster.client(3).put("one", "2");
+
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> assertThat(byKey(feed.changes())).isEqualTo(Map.of("one", List.of("1", "2"))));
+    }
+  }
+
+  @Test
+  void aFeedResumedFromItsLastCursorMissesNothingWrittenMeanwhile() {
+    try (TestCluster cluster = clusters().start(3)) {
+      String cursor;
+      try (FeedReader first = FeedReader.open(uri(cluster, 1), "start=" + q("c/"))) {
+        cluster.client(1).put("c/before", "b");
+        await().atMost(WAIT).until(() -> first.changes().size() == 1);
+        cursor = first.lastCursor().orElseThrow();
+      }
+      for (int i = 0; i < 10; i++) {
+        cluster.client(1 + i % 3).put("c/" + i, "v" + i);
+      }
+      try (FeedReader resumed =
+              FeedReader.open(uri(cluster, 3), "start=" + q("c/") + "&since=" + cursor);
+          FeedReader bySse =
+              FeedReader.open(uri(cluster, 2), "start=" + q("c/"), "Last-Event-ID", cursor)) {
+        for (FeedReader feed : List.of(resumed, bySse)) {
+          await()
+              .atMost(WAIT)
+              .untilAsserted(
+                  () -> {
+                    Map<String, List<String>> seen = byKey(feed.changes());
+                    for (int i = 0; i < 10; i++) {
+                      assertThat(seen.get("c/" + i)).containsExactly("v" + i);
+                    }
+                  });
+        }
+      }
+    }
+  }
+
+  @Test
+  void everyAcknowledgedWriteAppearsWhileANodeStops() throws Exception {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 1), "start=" + q("w/"))) {
+      Map<String, List<String>> acknowledged = new ConcurrentHashMap<>();
+      AtomicBoolean writing = new AtomicBoolean(true);
+      AtomicInteger written = new AtomicInteger();
+      List<Thread> writers = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int via = 1 + w; // node 3 stops
+        int writer = w;
+        writers.add(
+            Thread.ofVirtual()
+                .start(
+                    () -> {
+                      KvorumClient client = cluster.client(via);
+                      for (int n = 0; writing.get(); n++) {
+                        String key = "w/" + writer + "/" + (n % 25);
+                        String value = "v" + n;
+                        try {
+                          client.put(
+                              key.getBytes(StandardCharsets.UTF_8),
+                              value.getBytes(StandardCharsets.UTF_8),
+                              Consistency.of(2, 3));
+                        } catch (RuntimeException e) {
+                          continue; // not acknowledged: nothing promised
+                        }
+                        acknowledged.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
+                        written.incrementAndGet();
+                      }
+                    }));
+      }
+      await().atMost(WAIT).until(() -> written.get() > 100);
+      cluster.stop(3);
+      int atStop = written.get();
+      await().atMost(WAIT).until(() -> written.get() > atStop + 100);
+      writing.set(false);
+      for (Thread writer : writers) {
+        writer.join();
+      }
+
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                Map<String, List<String>> seen = byKey(feed.changes());
+                acknowledged.forEach(
+                    (key, values) -> assertThat(seen.get(key)).as(key).containsAll(values));
+              });
+      // Per key, the values (v<n>, n growing) never go backwards.
+      byKey(feed.changes())
+          .forEach(
+              (key, values) ->
+                  assertThat(values)
+                      .as(key)
+                      .extracting(v -> Integer.parseInt(v.substring(1)))
+                      .isSorted());
+    }
+  }
+
+  @Test
+  void aClientWatchResumesByItselfWhenItsNodeStopsAndMissesNothing() {
+    try (TestCluster cluster = clusters().start(3);
+        KvorumClient client =
+            KvorumClient.builder()
+                .seeds("127.0.0.1:" + cluster.node(1).port(), "127.0.0.1:" + cluster.node(2).port())
+                .discovery(false)
+                .build()) {
+      List<ChangeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (ChangeWatch watch =
+          client.watch("cw/".getBytes(StandardCharsets.UTF_8), null, null, events::add)) {
+        await().atMost(WAIT).until(() -> watch.cursor() != null);
+        for (int i = 0; i < 10; i++) {
+          cluster.client(3).put("cw/" + i, "a" + i);
+        }
+        await().atMost(WAIT).until(() -> changed(events).size() >= 10);
+        cluster.stop(1); // the node the watch follows: it resumes on the other seed
+        for (int i = 0; i < 10; i++) {
+          cluster.client(3).put("cw/" + i, "b" + i);
+        }
+
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () -> {
+                  Map<String, List<String>> seen = new HashMap<>();
+                  changed(events)
+                      .forEach(
+                          e ->
+                              seen.computeIfAbsent(e.keyUtf8(), k -> new ArrayList<>())
+                                  .add(e.valueUtf8()));
+                  for (int i = 0; i < 10; i++) {
+                    assertThat(seen.get("cw/" + i)).contains("a" + i, "b" + i);
+                  }
+                });
+        assertThat(watch.resumes()).isPositive();
+        assertThat(watch.ended()).isNotDone();
+      }
+    }
+  }
+
+  private static List<ChangeEvent> changed(List<ChangeEvent> events) {
+    return events.stream().filter(ChangeEvent::isChange).toList();
+  }
+
+  @Test
+  void aStoppingNodeEndsItsFeedsAtOnceSayingWhy() {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 1), "start=s/")) {
+      await().atMost(WAIT).until(() -> feed.lastCursor().isPresent());
+      long started = System.nanoTime();
+      cluster.stop(1);
+
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .as("the stop does not wait out the shutdown grace (5 s in tests) for the feed")
+          .isLessThan(Duration.ofSeconds(4));
+      await().atMost(WAIT).until(feed::ended);
+      assertThat(feed.error())
+          .hasValueSatisfying(
+              problem -> assertThat(problem.path("detail").asText()).contains("shutting down"));
+    }
+  }
+
+  @Test
+  void aCursorOlderThanTheRetentionIsGoneAndAMalformedOneRefused() {
+    try (TestCluster cluster = clusters().start(1, c -> c.changeRetention(Duration.ofMinutes(1)))) {
+      long tenMinutesAgo = (System.currentTimeMillis() - 600_000) << 16;
+      try (FeedReader old = FeedReader.open(uri(cluster, 1), "start=a&since=" + tenMinutesAgo);
+          FeedReader garbled = FeedReader.open(uri(cluster, 1), "start=a&since=yesterday");
+          FeedReader neither = FeedReader.open(uri(cluster, 1), "end=b")) {
+        assertThat(old.status()).isEqualTo(410);
+        assertThat(old.body()).contains("cursor-expired").contains("read the range again");
+        assertThat(garbled.status()).isEqualTo(400);
+        assertThat(garbled.body()).contains("since");
+        assertThat(neither.status()).isEqualTo(400);
+      }
+    }
+  }
+
+  @Test
+  void aConsumerThatNeverReadsIsCutOffWhileWritesGoOn() throws Exception {
+    try (TestCluster cluster = clusters().start(3, c -> c.feedStall(Duration.ofSeconds(1)));
+        Socket stuck = new Socket("127.0.0.1", cluster.node(1).port())) {
+      OutputStream out = stuck.getOutputStream();
+      out.write(
+          ("GET /v0/changes?start=big/ HTTP/1.1\r\nHost: x\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      byte[] value = new byte[64 << 10];
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      int n = 0;
+      while (System.nanoTime() < deadline && cutOff(cluster) == 0) {
+        cluster.client(2).put(("big/" + n++ % 50).getBytes(StandardCharsets.UTF_8), value);
+      }
+      assertThat(cutOff(cluster)).as("consumers cut off").isEqualTo(1);
+      // Writes go on, and so does a feed that reads.
+      try (FeedReader reading = FeedReader.open(uri(cluster, 1), "start=big/")) {
+        cluster.client(3).put("big/after", "a");
+        await()
+            .atMost(WAIT)
+            .until(() -> reading.changes().stream().anyMatch(c -> c.key().equals("big/after")));
+      }
+      // The stuck consumer's connection was closed: reading it to its end ends.
+      InputStream in = stuck.getInputStream();
+      stuck.setSoTimeout((int) WAIT.toMillis());
+      byte[] sink = new byte[1 << 16];
+      while (in.read(sink) >= 0) {
+        // drain to the close
+      }
+    }
+  }
+
+  private static double cutOff(TestCluster cluster) {
+    return cluster
+        .node(1)
+        .bootstrap()
+        .registry()
+        .find("kvorum.change.feeds.cut.off")
+        .counters()
+        .stream()
+        .mapToDouble(c -> c.count())
+        .sum();
+  }
+}
