@@ -24,12 +24,14 @@ import org.testcontainers.containers.Network;
  */
 final class DockerCluster implements ClusterClients, AutoCloseable {
   /**
-   * The JVM options of every node: a small heap, and hints replayed every second instead of the
-   * node's ten ({@code TestIntervals.HINT_REPLAY}, test only), so that a scenario waiting for a
-   * thawed or reconnected node's hints waits about a second for them, not up to ten.
+   * The JVM options of every node: a small heap, C1 alone (short-lived nodes on two cores spend
+   * more CPU compiling with C2 than they gain, as the process tests' nodes), and hints replayed
+   * every second instead of the node's ten ({@code TestIntervals.HINT_REPLAY}, test only), so that
+   * a scenario waiting for a thawed or reconnected node's hints waits about a second for them, not
+   * up to ten.
    */
   static final String JAVA_OPTS =
-      "-Xmx192m -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED"
+      "-Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED"
           + " -D"
           + TestIntervals.HINT_REPLAY
           + "=1s";

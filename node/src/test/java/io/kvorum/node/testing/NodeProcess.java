@@ -22,6 +22,17 @@ import org.awaitility.Awaitility;
  * node/target/kvorum-node.jar …}. Output goes to files beside the data directory.
  */
 public final class NodeProcess implements AutoCloseable {
+  /**
+   * JVM flags the build gives every node and command a test starts ({@code kvorum.node.testJvmArgs}
+   * in node/pom.xml): the process tests start hundreds of short-lived JVMs on two cores, where
+   * compiling hot code with C2 costs more CPU than it saves (docs/testing.md, "Where CI's time
+   * goes"). Empty when unset.
+   */
+  private static final List<String> TEST_FLAGS =
+      List.of(System.getProperty("kvorum.node.testJvmArgs", "").trim().split("\\s+")).stream()
+          .filter(flag -> !flag.isEmpty())
+          .toList();
+
   /** The first port handed out: above the README's (8080-8082, 9090-9092) and other services'. */
   private static final int FIRST_PORT = 10_000;
 
@@ -80,6 +91,7 @@ public final class NodeProcess implements AutoCloseable {
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Xmx256m");
       command.add("--enable-native-access=ALL-UNNAMED");
+      command.addAll(TEST_FLAGS);
       command.addAll(aotCache(jar));
       command.add("-jar");
       command.add(jar.toString());
@@ -107,6 +119,7 @@ public final class NodeProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("--enable-native-access=ALL-UNNAMED");
     command.add("-XX:+ExitOnOutOfMemoryError");
+    command.addAll(TEST_FLAGS);
     command.addAll(aotCache(jar));
     command.add("-jar");
     command.add(jar.toString());
