@@ -68,10 +68,15 @@ class HttpEdgeFuzzTest {
     watch(HttpErrorMapper.class, Level.ERROR);
   }
 
+  /**
+   * Sends what {@code source} logs at {@code level} and above to {@link #failures} alone: not to
+   * the console too, which would print a stack trace for each of thousands of inputs a second.
+   */
   private static void watch(Class<?> source, Level level) {
     Logger logger = (Logger) LoggerFactory.getLogger(source);
     logger.addAppender(failures);
     logger.setLevel(level);
+    logger.setAdditive(false);
     watched.add(logger);
   }
 
@@ -81,6 +86,7 @@ class HttpEdgeFuzzTest {
         logger -> {
           logger.detachAppender(failures);
           logger.setLevel(null);
+          logger.setAdditive(true);
         });
     open.close();
     guarded.close();
