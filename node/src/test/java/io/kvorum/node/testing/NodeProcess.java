@@ -25,8 +25,8 @@ public final class NodeProcess implements AutoCloseable {
   /**
    * JVM flags the build gives every node and command a test starts ({@code kvorum.node.testJvmArgs}
    * in node/pom.xml): the process tests start hundreds of short-lived JVMs on two cores, where
-   * compiling hot code with C2 costs more CPU than it saves (docs/testing.md, "Where CI's time
-   * goes"). Empty when unset.
+   * compiling hot code with C2 costs more CPU than it saves
+   * (docs/decisions/test-nodes-compile-with-c1-alone.md). Empty when unset.
    */
   private static final List<String> TEST_FLAGS =
       List.of(System.getProperty("kvorum.node.testJvmArgs", "").trim().split("\\s+")).stream()
