@@ -127,6 +127,12 @@ final class HttpErrorMapper {
                   HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
                   e.getMessage())
               .toResponse();
+      case BodyLimitAggregator.ExpectationFailedException e ->
+          Problem.of(
+                  ProblemType.EXPECTATION_FAILED,
+                  HttpResponseStatus.EXPECTATION_FAILED,
+                  e.getMessage())
+              .toResponse();
       case TooLongHttpLineException e ->
           Problem.of(
                   ProblemType.REQUEST_LINE_TOO_LONG,

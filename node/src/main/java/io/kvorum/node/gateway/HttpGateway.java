@@ -12,6 +12,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -26,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -136,15 +138,13 @@ public final class HttpGateway implements AutoCloseable {
                     ch.pipeline()
                         .addLast(
                             new IdleStateHandler(
-                                0, 0, settings.idleTimeout().toSeconds(), TimeUnit.SECONDS))
-                        .addLast(
-                            new HttpServerCodec(
-                                new HttpDecoderConfig()
-                                    .setMaxInitialLineLength(16 << 10)
-                                    .setMaxHeaderSize(16 << 10)
-                                    .setMaxChunkSize(64 << 10)))
-                        .addLast(new BodyLimitAggregator(settings.maxValueBytes()))
-                        .addLast(new HttpRequestHandler(endpoints, metrics, () -> draining));
+                                0, 0, settings.idleTimeout().toSeconds(), TimeUnit.SECONDS));
+                    addHttpHandlers(
+                        ch.pipeline(),
+                        settings.maxValueBytes(),
+                        endpoints,
+                        metrics,
+                        () -> draining);
                   }
                 });
     try {
@@ -208,5 +208,27 @@ public final class HttpGateway implements AutoCloseable {
       serverChannel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
     connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The handlers of one HTTP connection, after its TLS and idle handlers: the codec, the body limit
+   * and the request handler (also the test fixtures' connection, {@code EdgeFixture}).
+   */
+  static void addHttpHandlers(
+      ChannelPipeline pipeline,
+      int maxValueBytes,
+      Endpoints endpoints,
+      HttpMetrics metrics,
+      BooleanSupplier draining) {
+    HttpRequestHandler requests = new HttpRequestHandler(endpoints, metrics, draining);
+    pipeline
+        .addLast(
+            new HttpServerCodec(
+                new HttpDecoderConfig()
+                    .setMaxInitialLineLength(16 << 10)
+                    .setMaxHeaderSize(16 << 10)
+                    .setMaxChunkSize(64 << 10)))
+        .addLast(new BodyLimitAggregator(maxValueBytes, requests::busy))
+        .addLast(requests);
   }
 }

@@ -86,7 +86,9 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
       // A body over the limit was discarded: the request itself parsed and the connection is in
       // sync. Any other decoding failure leaves the byte stream unusable.
       boolean parsed =
-          decoded.isSuccess() || decoded.cause() instanceof TooLongHttpContentException;
+          decoded.isSuccess()
+              || decoded.cause() instanceof TooLongHttpContentException
+              || decoded.cause() instanceof BodyLimitAggregator.ExpectationFailedException;
       // The codec takes any HTTP/x.y; only HTTP/1 is spoken here (found by fuzzing: an HTTP/0.1
       // request was answered in HTTP/0.1 with a chunked body).
       boolean supported = parsed && request.protocolVersion().majorVersion() == 1;
@@ -120,6 +122,11 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     } finally {
       request.release();
     }
+  }
+
+  /** Whether a request is being served: one read now waits behind it. */
+  boolean busy() {
+    return current != null;
   }
 
   /** The current exchange is answered: serve the next request, unless {@link #serve} will. */

@@ -31,6 +31,8 @@ enum ProblemType {
   UNEXPECTED,
   /** A body larger than the limit ({@code --max-value-size}). */
   REQUEST_TOO_LARGE,
+  /** An {@code Expect} header other than {@code 100-continue}. */
+  EXPECTATION_FAILED,
   /** A request line longer than the decoder takes. */
   REQUEST_LINE_TOO_LONG,
   /** Request headers larger than the decoder takes. */

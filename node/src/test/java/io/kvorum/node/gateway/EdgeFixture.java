@@ -16,8 +16,6 @@ import io.kvorum.node.testing.TestConfig;
 import io.kvorum.node.topology.Topology;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import java.nio.file.Path;
 
 /**
@@ -70,14 +68,10 @@ final class EdgeFixture implements AutoCloseable {
 
   /** A new connection, with the gateway's handlers and limits. */
   EmbeddedChannel channel() {
-    return new EmbeddedChannel(
-        new HttpServerCodec(
-            new HttpDecoderConfig()
-                .setMaxInitialLineLength(16 << 10)
-                .setMaxHeaderSize(16 << 10)
-                .setMaxChunkSize(64 << 10)),
-        new BodyLimitAggregator(MAX_VALUE_BYTES),
-        new HttpRequestHandler(endpoints, metrics, () -> false));
+    EmbeddedChannel channel = new EmbeddedChannel();
+    HttpGateway.addHttpHandlers(
+        channel.pipeline(), MAX_VALUE_BYTES, endpoints, metrics, () -> false);
+    return channel;
   }
 
   @Override
