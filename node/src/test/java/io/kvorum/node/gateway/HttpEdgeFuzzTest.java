@@ -6,13 +6,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.kvorum.api.KvorumApi;
 import io.kvorum.node.auth.AccessTokens;
-import io.kvorum.node.auth.Role;
-import io.kvorum.node.core.InvalidRequestException;
-import io.kvorum.node.core.Quorum;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -22,32 +17,24 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.slf4j.LoggerFactory;
 
 /**
- * Coverage-guided fuzzing (Jazzer) of the HTTP edge: raw bytes through the gateway's pipeline (with
- * and without tokens), query strings through the parameter rules, and tokens files through their
- * parser. In a normal build each target runs over its seed corpus (the {@code
- * HttpEdgeFuzzTestInputs/<method>} resources) and the crashes found so far; with {@code
- * JAZZER_FUZZ=1} one target fuzzes for its {@code maxDuration} (see docs/testing.md).
+ * Coverage-guided fuzzing (Jazzer) of the HTTP edge: raw bytes through the gateway's pipeline, with
+ * and without tokens. In a normal build the target runs over its seed corpus (the {@code
+ * HttpEdgeFuzzTestInputs/connection} resources) and the crashes found so far; with {@code
+ * JAZZER_FUZZ=1} it fuzzes for its {@code maxDuration} (see docs/testing.md). The edge's other
+ * targets are {@link QueryParametersFuzzTest} and {@code AccessTokensFuzzTest}, one target a class:
+ * Jazzer fuzzes one target per JVM, and {@code .ci/fuzz} runs the classes in JVMs side by side.
  */
 class HttpEdgeFuzzTest {
   static final String READ_TOKEN = "fuzz-reader-token";
   static final String WRITE_TOKEN = "fuzz-writer-token";
   static final String ADMIN_TOKEN = "fuzz-admin-token";
-  private static final Pattern TOKENS_ERROR =
-      Pattern.compile(
-          "line \\d+: (expected TOKEN ROLE, found \\d+ fields"
-              + "|a token is letters, digits and - \\. _ ~ \\+ / \\(then optional = padding\\)"
-              + "|unknown role: use read, write or admin"
-              + "|the same token as line \\d+)"
-              + "|no tokens: expected lines of TOKEN ROLE");
 
   private static EdgeFixture open;
   private static EdgeFixture guarded;
@@ -132,55 +119,6 @@ class HttpEdgeFuzzTest {
         }
       }
     }
-  }
-
-  /** Query strings through the parameter rules: a valid request or a 400, nothing else. */
-  @FuzzTest(maxDuration = "15s")
-  void queryString(FuzzedDataProvider data) {
-    int clusterSize = data.consumeInt(1, 7);
-    String uri = data.consumeRemainingAsString();
-    String query = Route.query(uri);
-    String path = Route.path(uri);
-    assertThat(uri).contains(path);
-    RequestParameters rules = new RequestParameters(EdgeFixture.MAX_KEY_BYTES);
-    try {
-      QueryParameters parameters = QueryParameters.parse(query);
-      rules.key(parameters, KvorumApi.PARAM_ID);
-      rules.optionalKey(parameters, KvorumApi.PARAM_END);
-      Duration ttl = rules.ttl(parameters);
-      assertThat(ttl).isBetween(Duration.ZERO, KvorumApi.MAX_TTL);
-      Quorum quorum = rules.quorum(parameters, clusterSize);
-      assertThat(quorum.ack()).isBetween(1, quorum.from());
-      assertThat(quorum.from()).isBetween(1, clusterSize);
-    } catch (InvalidRequestException e) {
-      assertThat(e.getMessage()).isNotBlank();
-    }
-  }
-
-  /**
-   * Tokens files: parsed, or refused with a message that names a line and never repeats the file's
-   * text; every token parsed has the role its line gives.
-   */
-  @FuzzTest(maxDuration = "15s")
-  void tokensFile(byte[] input) {
-    String text = new String(input, StandardCharsets.UTF_8);
-    AccessTokens tokens;
-    try {
-      tokens = AccessTokens.parse(text);
-    } catch (IllegalArgumentException e) {
-      assertThat(e.getMessage()).matches(TOKENS_ERROR);
-      return;
-    }
-    int lines = 0;
-    for (String line : text.replace("\uFEFF", "").split("\n", -1)) {
-      int hash = line.indexOf('#');
-      String[] fields = (hash < 0 ? line : line.substring(0, hash)).strip().split("[ \t]+");
-      if (fields.length == 2) {
-        lines++;
-        assertThat(tokens.roleOf(fields[0])).isEqualTo(Role.of(fields[1]));
-      }
-    }
-    assertThat(tokens.size()).isEqualTo(lines);
   }
 
   /**
