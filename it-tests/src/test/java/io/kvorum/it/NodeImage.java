@@ -41,7 +41,8 @@ final class NodeImage {
               .withFileFromTransferable(
                   "docker/healthcheck",
                   MountableFile.forHostPath(dockerfile.resolveSibling("healthcheck"), 0755))
-              .withDockerfilePath("docker/Dockerfile");
+              .withDockerfilePath("docker/Dockerfile")
+              .withBuildArg("TRAIN_SECONDS", System.getProperty("kvorum.aot.trainSeconds", "20"));
       String base = baseImage();
       if (base != null) {
         image.withBuildArg("BASE_IMAGE", base);
