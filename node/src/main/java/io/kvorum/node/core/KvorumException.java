@@ -17,7 +17,20 @@ public abstract sealed class KvorumException extends RuntimeException
         PeerUnavailableException,
         StorageException,
         UnavailableException {
+  /**
+   * Without a stack trace of its own (its cause keeps one): these are answers, not bugs, and some
+   * come on every request while a peer is down or a node is overloaded, where filling in the stack
+   * cost more than the rest of the failure (the simulator spent 4% of its time there).
+   */
   protected KvorumException(String message, Throwable cause) {
-    super(message, cause);
+    super(message, cause, true, false);
+  }
+
+  /**
+   * @param stackTrace whether to fill in the stack trace: for a failure that is logged as an error
+   *     and may be a bug ({@link StorageException})
+   */
+  protected KvorumException(String message, Throwable cause, boolean stackTrace) {
+    super(message, cause, true, stackTrace);
   }
 }

@@ -21,7 +21,8 @@ public final class StorageException extends KvorumException {
             + (key == null ? "" : " of key '" + key + "'")
             + " failed: "
             + (cause == null ? kind.name() : cause.getMessage()),
-        cause);
+        cause,
+        kind == Kind.FAILURE); // a full disk fails every write: no stack trace for each
     this.kind = kind;
   }
 
