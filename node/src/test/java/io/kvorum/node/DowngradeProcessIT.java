@@ -36,7 +36,7 @@ class DowngradeProcessIT {
       cluster.jar(i, previous);
     }
     try (cluster) {
-      cluster.start();
+      cluster.start().awaitStreams();
       try (KvorumClient kv = cluster.client(0)) {
         for (int k = 0; k < KEYS; k++) {
           kv.put("before/" + k, "old-" + k); // ack=2 from=3
@@ -79,7 +79,7 @@ class DowngradeProcessIT {
         DirectoryTrees.copy(work.resolve("backup-" + i), db(i));
         cluster.jar(i, previous);
       }
-      cluster.start();
+      cluster.start().awaitStreams();
       try (KvorumClient kv = cluster.client(2)) {
         for (int k = 0; k < KEYS; k++) {
           assertThat(kv.getUtf8("before/" + k)).as("before/%d", k).contains("old-" + k);

@@ -1,6 +1,9 @@
 package io.kvorum.node.testing;
 
+import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 
 /**
  * A cluster of real node processes on 127.0.0.1 ({@code node-0}…), started from the fat jar with
@@ -162,6 +166,26 @@ public final class ProcessCluster implements AutoCloseable {
 
   public KvorumClient client(int i) {
     return nodes[i].client();
+  }
+
+  /**
+   * Waits until each node takes a write through itself at {@code ack=from=}size, so that its
+   * streams to every other node are up: a node of the previous release (0.1.0) reports ready before
+   * they are, and a request in those first seconds failed with 504 (CI: "node-2: its stream failed:
+   * UNAVAILABLE"). This release's nodes need no such wait. The probe keys ({@code probe/<i>}) stay.
+   */
+  public ProcessCluster awaitStreams() {
+    Consistency all = Consistency.of(nodes.length, nodes.length);
+    for (int i = 0; i < nodes.length; i++) {
+      byte[] key = ("probe/" + i).getBytes(StandardCharsets.UTF_8);
+      try (KvorumClient kv = client(i)) {
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptionsInstanceOf(KvorumClientException.NotEnoughReplicas.class)
+            .untilAsserted(() -> kv.put(key, key, all));
+      }
+    }
+    return this;
   }
 
   @Override
