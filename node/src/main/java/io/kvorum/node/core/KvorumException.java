@@ -20,7 +20,7 @@ public abstract sealed class KvorumException extends RuntimeException
   /**
    * Without a stack trace of its own (its cause keeps one): these are answers, not bugs, and some
    * come on every request while a peer is down or a node is overloaded, where filling in the stack
-   * cost more than the rest of the failure (the simulator spent 4% of its time there).
+   * cost more than the rest of the failure (a fifth of the simulator's CPU went there).
    */
   protected KvorumException(String message, Throwable cause) {
     super(message, cause, true, false);
