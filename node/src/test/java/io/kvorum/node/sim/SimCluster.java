@@ -1,5 +1,6 @@
 package io.kvorum.node.sim;
 
+import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.PeerUnavailableException;
@@ -38,6 +39,7 @@ final class SimCluster implements AutoCloseable {
   private final Path directory;
   private final UnaryOperator<TestConfig> tweak;
   private Applied applied = (key, record, node) -> {};
+  private Accepted accepted = (key, proposal, node) -> {};
 
   private SimCluster(SimScheduler scheduler, Path directory, UnaryOperator<TestConfig> tweak) {
     this.scheduler = scheduler;
@@ -71,6 +73,7 @@ final class SimCluster implements AutoCloseable {
   private SimNode add(TestConfig config) {
     SimNode node = new SimNode(config.build(), network);
     node.disk().onApplied((key, record) -> applied.applied(key, record, node.id()));
+    node.disk().onAccepted((key, proposal) -> accepted.accepted(key, proposal, node.id()));
     all.add(node);
     return node;
   }
@@ -84,6 +87,17 @@ final class SimCluster implements AutoCloseable {
   @FunctionalInterface
   interface Applied {
     void applied(Key key, Record record, NodeId node);
+  }
+
+  /** Hears of every proposal any node's acceptors accept, once durable. */
+  void onAccepted(Accepted listener) {
+    this.accepted = listener;
+  }
+
+  /** A proposal a node's acceptors accepted. */
+  @FunctionalInterface
+  interface Accepted {
+    void accepted(Key key, Proposal proposal, NodeId node);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.kvorum.node.sim;
 
 import io.kvorum.node.consensus.InMemoryAcceptorStore;
+import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
@@ -42,6 +43,7 @@ final class SimDisk {
   private final List<Function<Stores, ?>> unsynced = new ArrayList<>();
   private Stores live = Stores.empty();
   private BiConsumer<Key, Record> applied = (key, record) -> {};
+  private BiConsumer<Key, Proposal> accepted = (key, proposal) -> {};
   private boolean full;
   private long lost;
 
@@ -116,6 +118,16 @@ final class SimDisk {
   /** A record was offered to the live records. */
   void applied(Key key, Record record) {
     applied.accept(key, record);
+  }
+
+  /** Tells {@code listener} of every proposal the acceptors accepted, once durable. */
+  void onAccepted(BiConsumer<Key, Proposal> listener) {
+    this.accepted = listener;
+  }
+
+  /** The acceptors accepted {@code proposal}, durably. */
+  void accepted(Key key, Proposal proposal) {
+    accepted.accept(key, proposal);
   }
 
   /** Whether the disk is full: writes are refused. */

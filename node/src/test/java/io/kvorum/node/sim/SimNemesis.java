@@ -52,6 +52,7 @@ final class SimNemesis {
   private final Set<NodeId> leaving = new HashSet<>();
   private final Map<SimNode, SimNode> joiningVia = new LinkedHashMap<>();
   private boolean running;
+  private boolean membershipChanged;
 
   /**
    * @param meanGapNanos the mean time between two faults
@@ -81,6 +82,11 @@ final class SimNemesis {
   /** What happened, a line per fault and heal. */
   List<String> log() {
     return log;
+  }
+
+  /** Whether a join or decommission was asked for: a key's replicas may have changed. */
+  boolean membershipChanged() {
+    return membershipChanged;
   }
 
   /** When the power cuts happened (virtual nanoseconds). */
@@ -192,6 +198,7 @@ final class SimNemesis {
   private void join(SimNode via) {
     if (cluster.size() < 6 && !changing() && via.up() && staying(via)) {
       note("join a node through " + via.id());
+      membershipChanged = true;
       SimNode joined = cluster.join(via);
       joiningVia.put(joined, via);
       note("joined " + joined.id());
@@ -216,6 +223,7 @@ final class SimNemesis {
     joiningVia.keySet().removeIf(SimNemesis::admitted);
     if (cluster.size() > 3 && !changing() && node.up() && !joiningVia.containsValue(node)) {
       note("decommission " + node.id());
+      membershipChanged = true;
       leaving.add(node.id());
       cluster
           .request(node, Duration.ofSeconds(10), s -> s.admin().decommission())

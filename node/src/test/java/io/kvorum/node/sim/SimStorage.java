@@ -3,6 +3,7 @@ package io.kvorum.node.sim;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.consensus.AcceptorStore;
 import io.kvorum.node.consensus.round.AcceptorState;
+import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -245,7 +247,24 @@ final class SimStorage {
     @Override
     public CompletableFuture<Reply> step(
         Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
-      return write("paxos step", key, true, s -> s.acceptors().step(key, transition));
+      // What the step accepted, heard once its write is durable (not when a power cut replays it).
+      AtomicReference<Proposal> accepted = new AtomicReference<>();
+      Function<AcceptorState, AcceptorState.Transition> heard =
+          state -> {
+            AcceptorState.Transition next = transition.apply(state);
+            Optional<Proposal> proposal = next.state().accepted();
+            accepted.set(proposal.equals(state.accepted()) ? null : proposal.orElse(null));
+            return next;
+          };
+      return write("paxos step", key, true, s -> s.acceptors().step(key, heard))
+          .thenApply(
+              reply -> {
+                Proposal proposal = accepted.get();
+                if (proposal != null) {
+                  disk.accepted(key, proposal);
+                }
+                return reply;
+              });
     }
 
     @Override

@@ -14,6 +14,9 @@ import java.util.Objects;
  * }</pre>
  */
 public final class Checks {
+  /** A majority of the three replicas each key has in the simulator. */
+  private static final int QUORUM = 2;
+
   private final List<Checker> checkers;
 
   /** Runs {@code checkers}, in that order. */
@@ -52,7 +55,7 @@ public final class Checks {
   /**
    * Every checker of this package: {@link LostWrites}, {@link Resurrection}, {@link
    * ReadYourQuorum}, {@link Convergence}, {@link Linearizability}, {@link OneVersionPerValue},
-   * {@link Deadlines}.
+   * {@link ChosenStaysChosen}, {@link Deadlines}.
    */
   public static Checks standard(Settings settings) {
     return new Checks(
@@ -63,6 +66,7 @@ public final class Checks {
             new Convergence(settings.tolerance()),
             new Linearizability(settings.limits()),
             new OneVersionPerValue(),
+            new ChosenStaysChosen(QUORUM),
             new Deadlines(settings.requestTimeoutNanos(), settings.deadlineSlackNanos())));
   }
 

@@ -73,6 +73,7 @@ class ChecksTest {
             "Convergence",
             "Linearizability",
             "OneVersionPerValue",
+            "ChosenStaysChosen",
             "Deadlines");
   }
 }

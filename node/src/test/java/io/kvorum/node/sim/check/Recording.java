@@ -1,5 +1,6 @@
 package io.kvorum.node.sim.check;
 
+import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
@@ -22,6 +23,8 @@ import java.util.TreeMap;
  *
  * @param ops the clients' operations, in the order they were recorded
  * @param applied the records storage applied, in the order they were applied
+ * @param accepted the proposals acceptors accepted, in the order they did; empty for a run whose
+ *     membership changed, where a key's acceptors are not a fixed three ({@link ChosenStaysChosen})
  * @param end the end state of each key
  * @param settledAt when, in virtual nanoseconds, faults had healed and repair had finished: from
  *     then on every read, whatever its quorum, must see every acknowledged delete; {@link
@@ -32,12 +35,14 @@ import java.util.TreeMap;
 public record Recording(
     List<ClientOp> ops,
     List<AppliedRecord> applied,
+    List<Acceptance> accepted,
     SortedMap<Key, ReplicaState> end,
     long settledAt,
     long endMillis) {
   public Recording {
     ops = List.copyOf(ops);
     applied = List.copyOf(applied);
+    accepted = List.copyOf(accepted);
     end = Collections.unmodifiableSortedMap(new TreeMap<>(end));
   }
 
@@ -80,6 +85,7 @@ public record Recording(
   public static final class Recorder {
     private final List<ClientOp> ops = new ArrayList<>();
     private final List<AppliedRecord> applied = new ArrayList<>();
+    private final List<Acceptance> accepted = new ArrayList<>();
     private final SortedMap<Key, ReplicaState> end = new TreeMap<>();
     private long settledAt = Long.MAX_VALUE;
     private long endMillis;
@@ -95,6 +101,18 @@ public record Recording(
     /** A record {@code node}'s storage applied at virtual time {@code at}. */
     public Recorder applied(Key key, Record record, NodeId node, long at) {
       applied.add(new AppliedRecord(key, record, node, at));
+      return this;
+    }
+
+    /** A proposal {@code node}'s acceptor accepted durably at virtual time {@code at}. */
+    public Recorder accepted(Key key, Proposal proposal, NodeId node, long at) {
+      accepted.add(new Acceptance(key, proposal, node, at));
+      return this;
+    }
+
+    /** Forgets the acceptances recorded: the run's membership changed. */
+    public Recorder noAcceptances() {
+      accepted.clear();
       return this;
     }
 
@@ -117,7 +135,7 @@ public record Recording(
     }
 
     public Recording build() {
-      return new Recording(ops, applied, end, settledAt, endMillis);
+      return new Recording(ops, applied, accepted, end, settledAt, endMillis);
     }
   }
 }
