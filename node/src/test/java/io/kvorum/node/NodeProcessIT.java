@@ -107,6 +107,40 @@ class NodeProcessIT {
     }
   }
 
+  /**
+   * RocksJava copies its native library (17 MB) into the temporary directory and deletes it only at
+   * a normal exit: a node SIGKILLed left it there, and enough of them filled a disk.
+   */
+  @Test
+  void aSigkilledNodeLeavesNothingInTheTemporaryDirectory() throws Exception {
+    Path temporary = Files.createDirectories(work.resolve("tmp"));
+    int http = NodeProcess.freePort();
+    NodeProcess node =
+        NodeProcess.launch(
+            work.resolve("logs"),
+            http,
+            Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + temporary),
+            "--node-id",
+            "n1",
+            "--http-host",
+            "127.0.0.1",
+            "--http-port",
+            String.valueOf(http),
+            "--grpc-port",
+            String.valueOf(NodeProcess.freePort()),
+            "--data-dir",
+            work.resolve("data").toString());
+    node.awaitReady();
+    try (KvorumClient kv = node.client()) {
+      kv.put("k", "v");
+    }
+    node.kill();
+
+    try (var left = Files.list(temporary)) {
+      assertThat(left.map(Path::getFileName).map(Path::toString)).isEmpty();
+    }
+  }
+
   @Test
   void sigtermStopsGracefullyWithExitCode0AndKeepsTheData() throws Exception {
     Path data = work.resolve("data");

@@ -231,8 +231,20 @@ final class ObjectStore implements AutoCloseable {
     }
     return new BackupFailure(
         ExitCodes.FAILURE,
-        action + " failed: " + cause.getMessage() + " (run the same command again to go on)",
+        action
+            + " failed: "
+            + cause.getMessage()
+            + firstAttempt(cause)
+            + " (run the same command again to go on)",
         cause);
+  }
+
+  /** What failed first, when the SDK retried (its later attempts' failures hide the first). */
+  private static String firstAttempt(Throwable error) {
+    for (Throwable earlier : error.getSuppressed()) {
+      return "; first: " + earlier;
+    }
+    return "";
   }
 
   @Override

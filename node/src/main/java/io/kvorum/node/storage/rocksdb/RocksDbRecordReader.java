@@ -31,7 +31,7 @@ public final class RocksDbRecordReader implements RecordSource {
   private static final long READAHEAD = 2L << 20;
 
   static {
-    RocksDB.loadLibrary();
+    NativeLibrary.load();
   }
 
   private final Path directory;

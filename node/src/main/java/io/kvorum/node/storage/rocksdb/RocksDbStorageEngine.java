@@ -53,7 +53,7 @@ public final class RocksDbStorageEngine implements StorageEngine {
   private static final long GROUP_BYTES = 4L << 20;
 
   static {
-    RocksDB.loadLibrary();
+    NativeLibrary.load();
   }
 
   private final Executor executor;
