@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Copies one member's snapshot to object storage, file by file from the node's {@code
@@ -68,17 +69,26 @@ final class MemberUpload {
 
   private void send(
       NodeConnection member, String id, String snapshot, SnapshotFile file, String key) {
-    MessageDigest digest = sha256();
-    long[] read = {0};
-    try (InputStream body = ask(member, id, a -> a.openSnapshotFile(snapshot, file.name()));
-        InputStream counted = counting(new DigestInputStream(body, digest), read)) {
-      store.upload(key, throttle.wrap(counted), file.bytes());
-    } catch (IOException e) {
-      throw new BackupFailure(
-          ExitCodes.FAILURE, id + ": reading " + file.name() + " failed: " + e.getMessage());
+    // Each attempt the SDK makes reads the file anew, on the store's thread.
+    List<Attempt> attempts = new CopyOnWriteArrayList<>();
+    try {
+      store.upload(
+          key,
+          () -> {
+            Attempt attempt =
+                new Attempt(ask(member, id, a -> a.openSnapshotFile(snapshot, file.name())));
+            attempts.add(attempt);
+            return throttle.wrap(attempt.counted);
+          },
+          file.bytes());
+    } finally {
+      attempts.forEach(Attempt::close);
     }
-    String sha = HexFormat.of().formatHex(digest.digest());
-    if (read[0] != file.bytes() || !sha.equals(file.sha256())) {
+    // An empty file is sent without a read.
+    Attempt last =
+        attempts.isEmpty() ? new Attempt(InputStream.nullInputStream()) : attempts.getLast();
+    String sha = HexFormat.of().formatHex(last.digest.digest());
+    if (last.read[0] != file.bytes() || !sha.equals(file.sha256())) {
       store.delete(Set.of(key));
       throw new BackupFailure(
           ExitCodes.FAILURE,
@@ -86,12 +96,33 @@ final class MemberUpload {
               + ": "
               + file.name()
               + " arrived as "
-              + read[0]
+              + last.read[0]
               + " bytes with SHA-256 "
               + sha
               + ", not the "
               + file.bytes()
               + " bytes the node listed: not kept; run the backup again");
+    }
+  }
+
+  /** One reading of a file from its node, counted and hashed as it goes. */
+  private final class Attempt {
+    final MessageDigest digest = sha256();
+    final long[] read = {0};
+    final InputStream body;
+    final InputStream counted;
+
+    Attempt(InputStream body) {
+      this.body = body;
+      this.counted = counting(new DigestInputStream(body, digest), read);
+    }
+
+    void close() {
+      try {
+        body.close();
+      } catch (IOException e) {
+        // Read to its end or given up: nothing more to learn from it.
+      }
     }
   }
 

@@ -1,7 +1,9 @@
 package io.kvorum.node.cli.backup;
 
 import io.kvorum.node.cli.client.ExitCodes;
+import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +17,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
+import org.reactivestreams.Subscriber;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -110,8 +114,26 @@ final class ObjectStore implements AutoCloseable {
     return objects;
   }
 
-  /** Uploads {@code length} bytes of {@code in} as {@code key}, in parts when large. */
-  void upload(String key, InputStream in, long length) {
+  /**
+   * Uploads {@code length} bytes as {@code key}, in parts when large, read from a stream that
+   * {@code open} gives anew for each attempt: the SDK retries an attempt that failed (a read
+   * timeout, a {@code 500} or {@code 503} from the storage) by reading the body again, which a
+   * stream read once cannot give. {@code open} is called on a thread of this store's own.
+   */
+  void upload(String key, Supplier<InputStream> open, long length) {
+    AsyncRequestBody body =
+        new AsyncRequestBody() {
+          @Override
+          public Optional<Long> contentLength() {
+            return Optional.of(length);
+          }
+
+          @Override
+          public void subscribe(Subscriber<? super ByteBuffer> subscriber) {
+            AsyncRequestBody.fromInputStream(new OpenedOnRead(open), length, streams)
+                .subscribe(subscriber);
+          }
+        };
     call(
         "upload " + key,
         () ->
@@ -119,8 +141,42 @@ final class ObjectStore implements AutoCloseable {
                 .upload(
                     u ->
                         u.putObjectRequest(p -> p.bucket(location.bucket()).key(key))
-                            .requestBody(AsyncRequestBody.fromInputStream(in, length, streams)))
+                            .requestBody(body))
                 .completionFuture());
+  }
+
+  /** A stream opened at its first read, on the thread that reads it (not the SDK's). */
+  private static final class OpenedOnRead extends InputStream {
+    private final Supplier<InputStream> open;
+    private InputStream in;
+
+    OpenedOnRead(Supplier<InputStream> open) {
+      this.open = open;
+    }
+
+    private InputStream in() {
+      if (in == null) {
+        in = open.get();
+      }
+      return in;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return in().read();
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+      return in().read(buffer, offset, length);
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (in != null) {
+        in.close();
+      }
+    }
   }
 
   /** Writes a small object whole. */
@@ -199,6 +255,11 @@ final class ObjectStore implements AutoCloseable {
     while ((cause instanceof CompletionException || cause instanceof ExecutionException)
         && cause.getCause() != null) {
       cause = cause.getCause();
+    }
+    for (Throwable c = cause; c != null; c = c.getCause()) {
+      if (c instanceof BackupFailure said) {
+        return said; // a member that could not be read, in its own words
+      }
     }
     String where = location.bucket();
     if (cause instanceof S3Exception s3e) {
