@@ -41,8 +41,12 @@ final class NodeImage {
               .withFileFromTransferable(
                   "docker/healthcheck",
                   MountableFile.forHostPath(dockerfile.resolveSibling("healthcheck"), 0755))
-              .withDockerfilePath("docker/Dockerfile")
-              .withBuildArg("TRAIN_SECONDS", System.getProperty("kvorum.aot.trainSeconds", "20"));
+              .withDockerfilePath("docker/Dockerfile");
+      // The Dockerfile's own default unless the build names one (CI's is shorter).
+      String trainSeconds = System.getProperty("kvorum.aot.trainSeconds");
+      if (trainSeconds != null) {
+        image.withBuildArg("TRAIN_SECONDS", trainSeconds);
+      }
       String base = baseImage();
       if (base != null) {
         image.withBuildArg("BASE_IMAGE", base);
