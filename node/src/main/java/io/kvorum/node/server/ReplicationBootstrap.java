@@ -25,8 +25,9 @@ import io.kvorum.node.storage.PurgeSweeper;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.Zone;
 import io.kvorum.node.transport.PeerHandlers;
-import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -166,15 +167,17 @@ public final class ReplicationBootstrap {
   }
 
   /**
-   * Anti-entropy follows the membership: when the members that own data change, its per-peer trees
-   * are rebuilt over them (and fed by every write from then on).
+   * Anti-entropy follows the membership: when the members that own data change, or the zones they
+   * are in (a member moved, which places keys anew), its per-peer trees are rebuilt over them (and
+   * fed by every write from then on).
    */
   private static void followMembership(
       NodeId self, Membership membership, TreeKeepingStorageEngine keeper, AntiEntropy repair) {
-    AtomicReference<List<NodeId>> owners = new AtomicReference<>(membership.state().owners());
+    AtomicReference<Map<NodeId, Zone>> owners =
+        new AtomicReference<>(membership.state().ownerZones());
     membership.onChange(
         state -> {
-          List<NodeId> now = state.owners();
+          Map<NodeId, Zone> now = state.ownerZones();
           if (!now.equals(owners.getAndSet(now))) {
             HashTrees next = new HashTrees(self, state.ids(), new Owners(state).ownerPlacement());
             keeper.use(next);

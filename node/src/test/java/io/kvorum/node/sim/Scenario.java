@@ -5,6 +5,7 @@ import io.kvorum.node.storage.WalSync;
 import io.kvorum.node.testing.TestConfig;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
@@ -36,7 +37,17 @@ enum Scenario {
    * Deletes, short hint windows and a short tombstone grace, with nodes away for longer than both:
    * purges race anti-entropy.
    */
-  PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10, 0), EnumSet.of(Fault.KILL, Fault.PARTITION));
+  PURGE(new SimWorkload.Mix(30, 30, 30, 0, 0, 0, 10, 0), EnumSet.of(Fault.KILL, Fault.PARTITION)),
+  /**
+   * Nodes in three zones (n1, n4 in a; n2, n5 in b; n3, n6 in c), whole zones lost and back, one at
+   * a time: besides every other check, a read or write that asks fewer confirmations than its
+   * {@code from} never fails for want of replicas ({@link io.kvorum.node.sim.check.Availability}),
+   * as each key has one replica a zone (SPEC §3).
+   */
+  ZONES(SimWorkload.Mix.DEFAULT, EnumSet.of(Fault.ZONE_LOSS));
+
+  /** The zones of {@link #ZONES}, node n1 in the first, n2 in the second, and so on round. */
+  private static final List<String> ZONE_NAMES = List.of("a", "b", "c");
 
   private final SimWorkload.Mix mix;
   private final Set<Fault> faults;
@@ -77,8 +88,14 @@ enum Scenario {
         faults,
         Duration.ofMillis(300 + random.nextInt(2_000)),
         handoffOnly ? WalSync.EVERY_WRITE : sync,
-        // Conditional histories stay small enough for the linearizability search.
-        Duration.ofSeconds(this == CONDITIONAL ? 3 + random.nextInt(6) : 10 + random.nextInt(20)),
+        // Conditional histories stay small enough for the linearizability search; zone losses
+        // come every second or two, so a few seconds see several.
+        Duration.ofSeconds(
+            switch (this) {
+              case CONDITIONAL -> 3 + random.nextInt(6);
+              case ZONES -> 5 + random.nextInt(10);
+              default -> 10 + random.nextInt(20);
+            }),
         this == PURGE ? Duration.ofSeconds(2) : Duration.ofHours(3),
         handoffOnly ? Duration.ofHours(1) : Duration.ofSeconds(3 + random.nextInt(5)));
   }
@@ -112,6 +129,10 @@ enum Scenario {
       Duration repairInterval) {
     /** A node's configuration for this draw. */
     TestConfig configure(TestConfig config) {
+      if (scenario == ZONES) {
+        int number = Integer.parseInt(config.nodeId().value().substring(1));
+        config.zone(ZONE_NAMES.get((number - 1) % ZONE_NAMES.size()));
+      }
       return config
           .requestTimeout(requestTimeout)
           .catchUpTimeout(Duration.ofSeconds(3))

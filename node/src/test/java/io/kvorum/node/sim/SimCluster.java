@@ -67,7 +67,8 @@ final class SimCluster implements AutoCloseable {
   }
 
   private TestConfig configured(Member member) {
-    return tweak.apply(TestConfig.in(directory.resolve(member.id().value())));
+    return tweak.apply(
+        TestConfig.in(directory.resolve(member.id().value())).id(member.id().value()));
   }
 
   private SimNode add(TestConfig config) {

@@ -2,6 +2,7 @@ package io.kvorum.node.sim;
 
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.topology.MemberState;
+import io.kvorum.node.topology.Zone;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -36,10 +37,16 @@ final class SimNemesis {
     /** A new node joins (at most six members). */
     JOIN,
     /** A member is decommissioned (at least four members). */
-    DECOMMISSION
+    DECOMMISSION,
+    /**
+     * Every node of one zone crashes at once (killed, or its power cut), and starts again a while
+     * later; one zone at a time. For clusters whose nodes name zones ({@link Scenario#ZONES}).
+     */
+    ZONE_LOSS
   }
 
-  static final Set<Fault> ALL = EnumSet.allOf(Fault.class);
+  /** Every fault but {@link Fault#ZONE_LOSS}, which needs zones. */
+  static final Set<Fault> ALL = EnumSet.complementOf(EnumSet.of(Fault.ZONE_LOSS));
 
   private final SimCluster cluster;
   private final Random random;
@@ -168,6 +175,7 @@ final class SimNemesis {
         note("step " + node.id() + "'s clock by " + step + " ms");
         node.stepClock(step);
       }
+      case ZONE_LOSS -> loseZone(node.config().membership().zone());
       case JOIN -> join(node);
       case DECOMMISSION -> decommission(node);
       case DISK_FULL -> {
@@ -260,6 +268,30 @@ final class SimNemesis {
     note(crash + " " + node.id());
     node.crash(crash);
     cluster.scheduler().after(millis(100, 5_000), null, () -> restart(node));
+  }
+
+  /**
+   * Every node of {@code zone} crashes at once, as a zone loses power or is cut off whole, unless a
+   * node is down already (one zone at a time: each key has one replica a zone, so a quorum of the
+   * others stays up); they start again together a while later.
+   */
+  private void loseZone(Zone zone) {
+    if (cluster.nodes().stream().anyMatch(n -> !n.up())) {
+      return;
+    }
+    List<SimNode> lost =
+        cluster.nodes().stream().filter(n -> n.config().membership().zone().equals(zone)).toList();
+    long now = cluster.scheduler().now();
+    boolean power =
+        random.nextBoolean()
+            && (powerCuts.isEmpty() || now - powerCuts.getLast() >= powerCutSpacingNanos);
+    if (power) {
+      powerCuts.add(now);
+    }
+    SimNode.Crash crash = power ? SimNode.Crash.POWER : SimNode.Crash.KILL;
+    note(crash + " zone " + zone + ": " + lost.stream().map(SimNode::id).toList());
+    lost.forEach(n -> n.crash(crash));
+    cluster.scheduler().after(millis(300, 5_000), null, () -> lost.forEach(this::restart));
   }
 
   private void restart(SimNode node) {

@@ -12,6 +12,7 @@ import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.server.KvorumServer;
 import io.kvorum.node.sim.check.ClientOp;
 import io.kvorum.node.sim.check.OpKind;
 import io.kvorum.node.sim.check.RangeEntry;
@@ -20,10 +21,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -71,6 +74,8 @@ final class SimWorkload {
   private final double ttlChance;
   private final boolean antiEntropy;
   private final Map<Integer, Map<Key, Version>> seen = new HashMap<>();
+  private final Set<ClientOp> coordinatorTroubled = new HashSet<>();
+  private boolean readyNodesOnly;
   private boolean running;
   private int inFlight;
   private long written;
@@ -100,6 +105,20 @@ final class SimWorkload {
     return keys;
   }
 
+  /**
+   * Clients send to nodes that are ready, as a load balancer that heeds the readiness check does
+   * (and the placement-aware client, skipping members listed down), rather than to any node.
+   */
+  SimWorkload readyNodesOnly() {
+    readyNodesOnly = true;
+    return this;
+  }
+
+  /** The operations whose node crashed, started or froze while they were under way. */
+  Set<ClientOp> coordinatorTroubled() {
+    return coordinatorTroubled;
+  }
+
   /** Starts {@code clients} clients, each sending its first request within 10 ms. */
   void start(int clients) {
     running = true;
@@ -124,7 +143,16 @@ final class SimWorkload {
       return;
     }
     OpKind kind = pickKind();
-    SimNode node = cluster.node(1 + random.nextInt(cluster.size()));
+    List<SimNode> ready =
+        readyNodesOnly
+            ? cluster.nodes().stream()
+                .filter(n -> n.server().map(KvorumServer::ready).orElse(false))
+                .toList()
+            : List.of();
+    SimNode node =
+        !ready.isEmpty()
+            ? ready.get(random.nextInt(ready.size()))
+            : cluster.node(1 + random.nextInt(cluster.size()));
     Key key = keys.get(random.nextInt(keys.size()));
     send(client, node, kind, key, pickQuorum())
         .whenComplete(
@@ -170,6 +198,9 @@ final class SimWorkload {
         (result, error) -> {
           inFlight--;
           ClientOp done = record(client, node, op, kind, key, call, result, error);
+          if (node.troubledSince(call)) {
+            coordinatorTroubled.add(done);
+          }
           recorder.op(done);
           return done;
         });

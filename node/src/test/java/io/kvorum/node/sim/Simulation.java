@@ -6,6 +6,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.server.KvorumServer;
+import io.kvorum.node.sim.check.Availability;
 import io.kvorum.node.sim.check.Checks;
 import io.kvorum.node.sim.check.ClientOp;
 import io.kvorum.node.sim.check.OpKind;
@@ -15,6 +16,7 @@ import io.kvorum.node.sim.check.ReplicaState;
 import io.kvorum.node.sim.check.Violation;
 import io.kvorum.node.storage.WalSync;
 import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.Zone;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,6 +84,15 @@ final class Simulation {
     if (!cluster.runUntil(cluster::allReady, Duration.ofSeconds(60))) {
       throw new AssertionError("the cluster did not become ready within 60 s");
     }
+    boolean zones = draw.scenario() == Scenario.ZONES;
+    if (zones) {
+      // Each node moves itself into its zone at its first start: every node sees every move
+      // ended before the clients start, and the old owners have dropped what they no longer own.
+      if (!cluster.runUntil(() -> zonesSeen(cluster), Duration.ofSeconds(120))) {
+        throw new AssertionError("the nodes did not all see every zone within 120 s");
+      }
+      awaitChanges(cluster);
+    }
     SimWorkload workload =
         new SimWorkload(
             cluster,
@@ -91,6 +102,9 @@ final class Simulation {
             draw.requestTimeout(),
             draw.ttlChance(),
             draw.scenario().antiEntropy());
+    if (zones) {
+      workload.readyNodesOnly();
+    }
     SimNemesis nemesis =
         new SimNemesis(
             cluster,
@@ -125,11 +139,18 @@ final class Simulation {
     cluster.runUntil(() -> workload.inFlight() == 0, Duration.ofSeconds(30));
     finalLinearizableReads(cluster, workload);
     recorder.settledAt(settledAt).endMillis(cluster.node(1).wallMillis());
-    Recording recording = excuseUnsyncedAcks(recorder.build(), nemesis.powerCuts(), draw.sync());
+    Recording answered = recorder.build();
+    Recording recording = excuseUnsyncedAcks(answered, nemesis.powerCuts(), draw.sync());
     List<Violation> violations =
-        Checks.standard(
-                Checks.Settings.of(draw.requestTimeout().toNanos(), SimWorkload.SLACK.toNanos()))
-            .run(recording);
+        new ArrayList<>(
+            Checks.standard(
+                    Checks.Settings.of(
+                        draw.requestTimeout().toNanos(), SimWorkload.SLACK.toNanos()))
+                .run(recording));
+    if (zones) {
+      // On the answers as the clients saw them: a power cut's excuse makes some answers unknown.
+      violations.addAll(new Availability(workload.coordinatorTroubled()).check(answered));
+    }
     return new Result(
         seed,
         draw,
@@ -182,6 +203,23 @@ final class Simulation {
     // twice the request timeout has passed (old-owners-drop-what-they-no-longer-own-after-
     // settling.md): gossip, then the settle wait, then the sweep.
     cluster.run(Duration.ofSeconds(10));
+  }
+
+  /** Whether every node sees every member in its zone, and no change under way. */
+  private static boolean zonesSeen(SimCluster cluster) {
+    Map<NodeId, Zone> zones = new TreeMap<>();
+    cluster.nodes().forEach(n -> zones.put(n.id(), n.config().membership().zone()));
+    return cluster.nodes().stream()
+        .allMatch(
+            n ->
+                n.server()
+                    .map(s -> s.admin().clusterState())
+                    .filter(state -> state.change().isEmpty())
+                    .filter(
+                        state ->
+                            state.members().stream()
+                                .allMatch(m -> m.zone().equals(zones.get(m.id()))))
+                    .isPresent());
   }
 
   private static List<String> changes(SimCluster cluster) {
