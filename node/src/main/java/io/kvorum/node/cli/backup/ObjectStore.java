@@ -154,9 +154,14 @@ final class ObjectStore implements AutoCloseable {
       this.open = open;
     }
 
-    private InputStream in() {
+    private InputStream in() throws IOException {
       if (in == null) {
-        in = open.get();
+        try {
+          in = open.get();
+        } catch (RuntimeException e) {
+          // The SDK fails the attempt on an IOException (and names its cause); not on others.
+          throw new IOException(e.getMessage(), e);
+        }
       }
       return in;
     }
@@ -302,10 +307,8 @@ final class ObjectStore implements AutoCloseable {
 
   /** What failed first, when the SDK retried (its later attempts' failures hide the first). */
   private static String firstAttempt(Throwable error) {
-    for (Throwable earlier : error.getSuppressed()) {
-      return "; first: " + earlier;
-    }
-    return "";
+    Throwable[] earlier = error.getSuppressed();
+    return earlier.length == 0 ? "" : "; first: " + earlier[0];
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.kvorum.node.cli.backup;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayInputStream;
@@ -82,5 +83,27 @@ class ObjectStoreRetryTest {
     assertThat(puts).hasValue(2);
     assertThat(opened).as("the file read once per attempt").hasValue(2);
     assertThat(stored).singleElement().asString().contains("the bytes of one snapshot file");
+  }
+
+  @Test
+  void aMemberThatCannotBeReadFailsTheUploadInItsOwnWords() {
+    StorageOptions options = new StorageOptions();
+    options.endpoint = URI.create("http://127.0.0.1:" + storage.getAddress().getPort());
+    options.pathStyle = true;
+    options.region = "us-east-1";
+
+    try (ObjectStore store = ObjectStore.open(options, new StorageLocation("bucket", ""))) {
+      assertThatThrownBy(
+              () ->
+                  store.upload(
+                      "data/n1/file",
+                      () -> {
+                        throw new BackupFailure(1, "n1: connection refused");
+                      },
+                      10))
+          .isInstanceOf(BackupFailure.class)
+          .hasMessage("n1: connection refused");
+    }
+    assertThat(stored).isEmpty();
   }
 }
