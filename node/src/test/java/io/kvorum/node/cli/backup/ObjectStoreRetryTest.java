@@ -32,16 +32,16 @@ class ObjectStoreRetryTest {
     System.setProperty("aws.accessKeyId", "key");
     System.setProperty("aws.secretAccessKey", "secret");
     storage = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    // The first PUT is answered 503 SlowDown (as S3 does under load), the next ones 200.
+    // The first PUT is answered 500 InternalError (as S3 now and then does), the next ones 200.
     storage.createContext(
         "/",
         exchange -> {
           byte[] body = exchange.getRequestBody().readAllBytes();
           if (puts.incrementAndGet() == 1) {
             byte[] error =
-                "<Error><Code>SlowDown</Code><Message>Reduce your request rate.</Message></Error>"
+                "<Error><Code>InternalError</Code><Message>Please try again.</Message></Error>"
                     .getBytes(UTF_8);
-            exchange.sendResponseHeaders(503, error.length);
+            exchange.sendResponseHeaders(500, error.length);
             exchange.getResponseBody().write(error);
           } else {
             stored.add(new String(body, UTF_8));
