@@ -53,6 +53,15 @@ class ObjectStoreRetryTest {
     storage.start();
   }
 
+  /** Options reaching the storage above, path-style. */
+  private StorageOptions options() {
+    StorageOptions options = new StorageOptions();
+    options.endpoint = URI.create("http://127.0.0.1:" + storage.getAddress().getPort());
+    options.pathStyle = true;
+    options.region = "us-east-1";
+    return options;
+  }
+
   @AfterEach
   void stop() {
     storage.stop(0);
@@ -62,14 +71,10 @@ class ObjectStoreRetryTest {
 
   @Test
   void anAttemptTheStorageFailsIsSentAgainFromAStreamOpenedAnew() {
-    StorageOptions options = new StorageOptions();
-    options.endpoint = URI.create("http://127.0.0.1:" + storage.getAddress().getPort());
-    options.pathStyle = true;
-    options.region = "us-east-1";
     AtomicInteger opened = new AtomicInteger();
     byte[] file = "the bytes of one snapshot file".getBytes(UTF_8);
 
-    try (ObjectStore store = ObjectStore.open(options, new StorageLocation("bucket", ""))) {
+    try (ObjectStore store = ObjectStore.open(options(), new StorageLocation("bucket", ""))) {
       store.upload(
           "data/n1/file",
           () -> {
@@ -87,12 +92,8 @@ class ObjectStoreRetryTest {
 
   @Test
   void aMemberThatCannotBeReadFailsTheUploadInItsOwnWords() {
-    StorageOptions options = new StorageOptions();
-    options.endpoint = URI.create("http://127.0.0.1:" + storage.getAddress().getPort());
-    options.pathStyle = true;
-    options.region = "us-east-1";
 
-    try (ObjectStore store = ObjectStore.open(options, new StorageLocation("bucket", ""))) {
+    try (ObjectStore store = ObjectStore.open(options(), new StorageLocation("bucket", ""))) {
       assertThatThrownBy(
               () ->
                   store.upload(
