@@ -114,22 +114,12 @@ class NodeProcessIT {
   @Test
   void aSigkilledNodeLeavesNothingInTheTemporaryDirectory() throws Exception {
     Path temporary = Files.createDirectories(work.resolve("tmp"));
-    int http = NodeProcess.freePort();
     NodeProcess node =
-        NodeProcess.launch(
+        NodeProcess.launchSingle(
+            work.resolve("data"),
             work.resolve("logs"),
-            http,
-            Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + temporary),
-            "--node-id",
             "n1",
-            "--http-host",
-            "127.0.0.1",
-            "--http-port",
-            String.valueOf(http),
-            "--grpc-port",
-            String.valueOf(NodeProcess.freePort()),
-            "--data-dir",
-            work.resolve("data").toString());
+            Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + temporary));
     node.awaitReady();
     try (KvorumClient kv = node.client()) {
       kv.put("k", "v");
@@ -347,22 +337,12 @@ class NodeProcessIT {
 
   @Test
   void jsonLogsAreOneObjectPerLineWithTheNodeIdInEach() throws Exception {
-    int http = NodeProcess.freePort();
     NodeProcess node =
-        NodeProcess.launch(
+        NodeProcess.launchSingle(
+            work.resolve("data"),
             work.resolve("logs"),
-            http,
-            Map.of("KVORUM_LOG_FORMAT", "json"),
-            "--node-id",
             "json-1",
-            "--http-host",
-            "127.0.0.1",
-            "--http-port",
-            String.valueOf(http),
-            "--grpc-port",
-            String.valueOf(NodeProcess.freePort()),
-            "--data-dir",
-            work.resolve("data").toString());
+            Map.of("KVORUM_LOG_FORMAT", "json"));
     node.awaitReady();
     try (KvorumClient kv = node.client()) {
       kv.put("logged", "json");

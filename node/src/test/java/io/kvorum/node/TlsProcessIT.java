@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -154,28 +155,18 @@ class TlsProcessIT {
   void theClientPortServesTlsWithTheNodesCertificateAndRefusesPlainHttp() throws Exception {
     TestCertificates ca = TestCertificates.authority("kvorum-test-ca");
     TestCertificates.NodeFiles files = ca.issue("kvorum", work.resolve("tls"));
-    int http = NodeProcess.freePort();
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--node-id",
-                "n1",
-                "--http-host",
-                "127.0.0.1",
-                "--http-port",
-                String.valueOf(http),
-                "--grpc-port",
-                String.valueOf(NodeProcess.freePort()),
-                "--data-dir",
-                work.resolve("n1").toString(),
-                "--http-tls"));
-    args.addAll(List.of(flags(files)));
     try (NodeProcess node =
-            NodeProcess.launch(work.resolve("logs"), http, Map.of(), args.toArray(String[]::new));
+            NodeProcess.launchSingle(
+                work.resolve("n1"),
+                work.resolve("logs"),
+                "n1",
+                Map.of(),
+                Stream.concat(Stream.of("--http-tls"), Stream.of(flags(files)))
+                    .toArray(String[]::new));
         HttpClient https =
             HttpClient.newBuilder().sslContext(ClientTls.trustingPem(files.ca())).build();
         HttpClient plain = HttpClient.newHttpClient()) {
-      URI base = URI.create("https://127.0.0.1:" + http);
+      URI base = URI.create("https://127.0.0.1:" + node.httpPort());
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
           .ignoreExceptionsInstanceOf(IOException.class)
@@ -193,7 +184,8 @@ class TlsProcessIT {
       assertThat(got.statusCode()).isEqualTo(200);
       assertThat(got.body()).isEqualTo("over tls");
 
-      assertThatThrownBy(() -> get(plain, URI.create("http://127.0.0.1:" + http + "/health/live")))
+      assertThatThrownBy(
+              () -> get(plain, URI.create("http://127.0.0.1:" + node.httpPort() + "/health/live")))
           .isInstanceOf(IOException.class);
       curlWithCaCert(files.ca(), base.resolve("/v0/entity?id=secret"), "over tls");
     }

@@ -165,6 +165,17 @@ public final class NodeProcess implements AutoCloseable {
    */
   public static NodeProcess startSingle(
       Path dataDir, Path logDir, String nodeId, String... options) {
+    NodeProcess node = launchSingle(dataDir, logDir, nodeId, Map.of(), options);
+    node.awaitReady();
+    return node;
+  }
+
+  /**
+   * Launches a single node on free loopback ports with extra environment variables and options, its
+   * output in {@code logDir}; does not wait.
+   */
+  public static NodeProcess launchSingle(
+      Path dataDir, Path logDir, String nodeId, Map<String, String> env, String... options) {
     int http = freePort();
     List<String> args =
         new ArrayList<>(
@@ -180,9 +191,7 @@ public final class NodeProcess implements AutoCloseable {
                 "--data-dir",
                 dataDir.toString()));
     args.addAll(List.of(options));
-    NodeProcess node = launch(logDir, http, Map.of(), args.toArray(String[]::new));
-    node.awaitReady();
-    return node;
+    return launch(logDir, http, env, args.toArray(String[]::new));
   }
 
   public void awaitReady() {
