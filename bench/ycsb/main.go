@@ -93,6 +93,13 @@ func main() {
 	}
 	defer db.Close()
 
+	// go-ycsb names maxexecutiontime but does not apply it: a run that cannot keep up with its
+	// target stops after that many seconds here, with what it did measured.
+	if seconds := props.GetInt64(prop.MaxExecutiontime, 0); seconds > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+		defer stop()
+	}
 	start := time.Now()
 	client.NewClient(props, workload, client.DbWrapper{DB: db}).Run(ctx)
 	fmt.Printf("%s of %s finished in %s\n", command, dbName, time.Since(start).Round(time.Millisecond))

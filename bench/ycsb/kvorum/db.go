@@ -143,7 +143,11 @@ func (db *kvorumDB) Scan(ctx context.Context, table string, startKey string, cou
 		answer, _ := io.ReadAll(response.Body)
 		return nil, fmt.Errorf("GET %s: %d %s", target, response.StatusCode, strings.TrimSpace(string(answer)))
 	}
-	return db.decodeRange(response.Body, fields)
+	records, err := db.decodeRange(response.Body, fields)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // a run's end, not a malformed range
+	}
+	return records, err
 }
 
 type rangeLine struct {
