@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.DoubleSupplier;
 
@@ -288,8 +289,12 @@ public final class Coordinator {
         .thenApply(done -> results.stream().map(CompletableFuture::join).toList());
   }
 
-  /** Live entries of {@code range} across the cluster, in key order; close the cursor. */
-  public ScanCursor range(KeyRange range) {
-    return ranges.range(range);
+  /**
+   * Live entries of {@code range} across the cluster, in key order, at most {@code limit} of them;
+   * close the cursor.
+   */
+  public ScanCursor range(KeyRange range, OptionalInt limit) {
+    ScanCursor entries = ranges.range(range, limit);
+    return limit.isPresent() ? entries.limit(limit.getAsInt()) : entries;
   }
 }

@@ -4,6 +4,7 @@ import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.membership.Membership;
+import io.kvorum.node.replica.ReplicaScan;
 import io.kvorum.node.replica.Replicas;
 import io.kvorum.node.topology.Owners;
 import io.kvorum.node.transport.PeerTransport;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.LongSupplier;
 
 /**
@@ -40,8 +42,12 @@ public final class RangeCoordinator {
     this.wallMillis = wallMillis;
   }
 
-  /** A cursor of live entries in {@code range}, in key order; the caller must close it. */
-  public ScanCursor range(KeyRange range) {
+  /**
+   * A cursor of live entries in {@code range}, in key order; the caller must close it. With a
+   * {@code limit} the nodes read send batches from that size on, not a full batch each for a few
+   * entries.
+   */
+  public ScanCursor range(KeyRange range, OptionalInt limit) {
     List<NodeId> reading = new ArrayList<>();
     Map<NodeId, String> down = new LinkedHashMap<>();
     // The members reads go to hold every key (a joining node may hold only some until the reads of
@@ -67,9 +73,10 @@ public final class RangeCoordinator {
     if (gone.isPresent()) {
       return ScanCursor.failed(gone.get());
     }
+    ReplicaScan scan = new ReplicaScan(range, limit.orElse(0));
     List<ScanCursor> sources = new ArrayList<>();
     for (NodeId node : reading) {
-      sources.add(replicas.scan(node, range));
+      sources.add(replicas.scan(node, scan));
     }
     return new MergingCursor(sources, wallMillis, coverage);
   }

@@ -55,6 +55,16 @@ public interface ScanCursor extends AutoCloseable {
     return new LimitedCursor(this, limit);
   }
 
+  /**
+   * A cursor whose first batch holds at most {@code firstBatch} entries and each next one at most
+   * twice the last, however many its reader asks for: a reader that needs only a few entries (a
+   * range with a limit) makes the sources behind it read and send no more ahead, and one that needs
+   * more soon gets full batches again. Closing it closes this one.
+   */
+  default ScanCursor growingFrom(int firstBatch) {
+    return new GrowingCursor(this, firstBatch);
+  }
+
   /** A cursor that fails every call to {@link #next} with {@code error}. */
   static ScanCursor failed(RuntimeException error) {
     return new ScanCursor() {

@@ -10,7 +10,6 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.RecordBatch;
-import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -137,12 +136,7 @@ final class DataEndpoints {
     OptionalInt limit = parameters.limit(query);
     // Taken before the scan opens: a feed from it misses nothing written after the read began.
     Optional<String> cursor = feeds.now();
-    ScanCursor entries = coordinator.range(range);
-    new RangeStreamer(
-            exchange,
-            limit.isPresent() ? entries.limit(limit.getAsInt()) : entries,
-            RangeFormat.of(request),
-            cursor)
+    new RangeStreamer(exchange, coordinator.range(range, limit), RangeFormat.of(request), cursor)
         .start();
   }
 

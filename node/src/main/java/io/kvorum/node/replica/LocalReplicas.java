@@ -4,7 +4,6 @@ import io.kvorum.node.clock.FutureVersions;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageReport;
@@ -70,8 +69,8 @@ public final class LocalReplicas {
     return ReplicaBatch.serve(storage, batch, record -> future.refusal(record, wall));
   }
 
-  public ScanCursor scan(KeyRange range) {
-    return storage.scan(range);
+  public ScanCursor scan(ReplicaScan scan) {
+    return scan.paced(storage.scan(scan.range()));
   }
 
   /** This node's storage figures, as it reports them; empty if they cannot be read now. */

@@ -2,7 +2,6 @@ package io.kvorum.node.replica;
 
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.transport.CursorOperation;
 import io.kvorum.node.transport.Deadline;
@@ -31,7 +30,7 @@ public final class ReplicaProtocol {
   public static final Operation<ReplicaBatch, ReplicaBatch.Answer> BATCH = Operation.of("batch");
 
   /** A peer's own records in a range, tombstones and expired records included, in key order. */
-  public static final CursorOperation<KeyRange> SCAN =
+  public static final CursorOperation<ReplicaScan> SCAN =
       new CursorOperation<>("scan", Deadline.REQUEST);
 
   private ReplicaProtocol() {}

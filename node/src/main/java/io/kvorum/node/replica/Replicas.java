@@ -2,7 +2,6 @@ package io.kvorum.node.replica;
 
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.ScanCursor;
@@ -54,8 +53,10 @@ public final class Replicas {
         : peers.call(node, ReplicaProtocol.BATCH, batch);
   }
 
-  public ScanCursor scan(NodeId node, KeyRange range) {
-    return isSelf(node) ? local.scan(range) : peers.open(node, ReplicaProtocol.SCAN, range);
+  public ScanCursor scan(NodeId node, ReplicaScan scan) {
+    return isSelf(node)
+        ? scan.paced(local.scan(scan.range()))
+        : peers.open(node, ReplicaProtocol.SCAN, scan);
   }
 
   /** How {@code node} is seen from here; this node itself is always reachable. */

@@ -16,6 +16,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageReport;
 import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.replica.ReplicaProtocol;
+import io.kvorum.node.replica.ReplicaScan;
 import io.kvorum.node.replication.CatchUpProtocol;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.topology.ClusterState;
@@ -47,7 +48,11 @@ public record PeerCalls(PeerTransport transport, NodeId self, ClockProtocol.Ping
   }
 
   public ScanCursor scan(NodeId peer, KeyRange range) {
-    return transport.open(peer, ReplicaProtocol.SCAN, range);
+    return scan(peer, ReplicaScan.of(range));
+  }
+
+  public ScanCursor scan(NodeId peer, ReplicaScan scan) {
+    return transport.open(peer, ReplicaProtocol.SCAN, scan);
   }
 
   /** A page of the peer's change log: changes of {@code range} after {@code after}. */

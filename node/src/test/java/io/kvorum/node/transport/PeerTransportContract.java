@@ -16,6 +16,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.replica.ReplicaScan;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.testing.Futures;
 import io.kvorum.node.transport.TransportTestCluster.Node;
@@ -186,6 +187,24 @@ public abstract class PeerTransportContract {
     assertThat(all).extracting(Entry::key).containsExactlyElementsOf(expected);
     assertThat(all.get(0).record().tombstone()).as("tombstones included").isTrue();
     assertThat(text(all.get(1).record().value())).isEqualTo("v1");
+  }
+
+  @Test
+  void aScanWithAFirstBatchSendsThatManyEntriesFirstThenTwiceAsManyEachTime() {
+    cluster(2, CALL_TIMEOUT);
+    for (int i = 0; i < 100; i++) {
+      await(
+          node(N2)
+              .storage()
+              .put(key(String.format("page/%03d", i)), Record.value(version(1), bytes("v"))));
+    }
+
+    List<List<Entry>> batches;
+    try (ScanCursor cursor = caller().scan(N2, new ReplicaScan(KeyRange.from(key("page/")), 5))) {
+      batches = readBatches(cursor);
+    }
+
+    assertThat(batches).extracting(List::size).containsExactly(5, 10, 20, 40, 25);
   }
 
   @Test

@@ -17,6 +17,7 @@ import io.kvorum.node.core.StorageReport;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.replica.ReplicaProtocol;
+import io.kvorum.node.replica.ReplicaScan;
 import io.kvorum.node.replication.CatchUpProtocol;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.topology.ClusterState;
@@ -92,7 +93,7 @@ public interface ServedNode {
     return new PeerHandlers()
         .on(ReplicaProtocol.READ, node::read)
         .on(ReplicaProtocol.WRITE, write -> node.write(write.key(), write.record()), node::writeAll)
-        .on(ReplicaProtocol.SCAN, node::scan)
+        .on(ReplicaProtocol.SCAN, scan -> scan.paced(node.scan(scan.range())))
         .on(CatchUpProtocol.HELLO, node::hello)
         .on(PaxosProtocol.PREPARE, prepare -> node.prepare(prepare.key(), prepare.ballot()))
         .on(PaxosProtocol.ACCEPT, accept -> node.accept(accept.key(), accept.proposal()))
@@ -143,7 +144,7 @@ public interface ServedNode {
 
       @Override
       public ScanCursor scan(KeyRange range) {
-        return handlers.open(ReplicaProtocol.SCAN, range);
+        return handlers.open(ReplicaProtocol.SCAN, ReplicaScan.of(range));
       }
 
       @Override

@@ -8,6 +8,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.replica.ReplicaBatch;
 import io.kvorum.node.replica.ReplicaProtocol;
+import io.kvorum.node.replica.ReplicaScan;
 import io.kvorum.node.transport.CursorOperation;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.proto.replica.v1.BatchReadResult;
@@ -205,9 +206,9 @@ final class ReplicaMapping {
     }
   }
 
-  private static final class Scan implements WireCodecs.Cursor<KeyRange, ScanRequest> {
+  private static final class Scan implements WireCodecs.Cursor<ReplicaScan, ScanRequest> {
     @Override
-    public CursorOperation<KeyRange> operation() {
+    public CursorOperation<ReplicaScan> operation() {
       return ReplicaProtocol.SCAN;
     }
 
@@ -217,18 +218,25 @@ final class ReplicaMapping {
     }
 
     @Override
-    public ScanRequest encode(KeyRange range) {
+    public ScanRequest encode(ReplicaScan scan) {
+      KeyRange range = scan.range();
       ScanRequest.Builder request =
-          ScanRequest.newBuilder().setStart(ProtoMapping.bytes(range.start().bytes()));
+          ScanRequest.newBuilder()
+              .setStart(ProtoMapping.bytes(range.start().bytes()))
+              .setFirstBatch(scan.firstBatch());
       range.end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
       return request.build();
     }
 
     @Override
-    public KeyRange decode(ScanRequest message) {
-      return new KeyRange(
-          ProtoMapping.key(message.getStart()),
-          message.hasEnd() ? Optional.of(ProtoMapping.key(message.getEnd())) : Optional.empty());
+    public ReplicaScan decode(ScanRequest message) {
+      return new ReplicaScan(
+          new KeyRange(
+              ProtoMapping.key(message.getStart()),
+              message.hasEnd()
+                  ? Optional.of(ProtoMapping.key(message.getEnd()))
+                  : Optional.empty()),
+          (int) Math.min(Integer.MAX_VALUE, Integer.toUnsignedLong(message.getFirstBatch())));
     }
   }
 }
