@@ -13,10 +13,12 @@
 #   bench/ycsb/ycsb.sh                                    # kvorum, 100,000 records, 1,000 and 3,000/s
 #   bench/ycsb/ycsb.sh --store both --duration 60         # kvorum, then Cassandra, one sitting
 #   bench/ycsb/ycsb.sh --workloads a,c --rates 2000 --records 10000 --duration 10 --warm-up 10
+#   bench/ycsb/ycsb.sh --workloads e --rates 1000 --jar before.jar   # another build of the node
 #
 # Updates write every field (writeallfields=true) for both stores, so that an update is one write
-# in each (bench/ycsb/README.md says why). Needs Go (go-ycsb comes from the Go module proxy) and a
-# JDK 21+; builds kvorum-node.jar and the YCSB command when missing.
+# in each (bench/ycsb/README.md says why). The nodes run as `java -jar` (no AOT cache), 1 GiB heaps.
+# Needs Go (go-ycsb comes from the Go module proxy) and a JDK 21+; builds kvorum-node.jar and the
+# YCSB command when missing.
 set -euo pipefail
 [ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,6 +26,7 @@ root=$(cd "$here/../.." && pwd)
 
 store=kvorum records=100000 rates=1000,3000 duration=60 warmup=60 threads=64
 workloads=a,b,c,f,d,e out="$root/bench/results/ycsb-$(date -u +%Y%m%d-%H%M%S)"
+jar="$root/node/target/kvorum-node.jar"
 while [ $# -gt 0 ]; do
   case "$1" in
     --store) store=$2 ;;
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2 ;;
     --workloads) workloads=$2 ;;
     --out) out=$2 ;;
+    --jar) jar=$(readlink -f "$2") ;;
     *) echo "ycsb.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
   esac
   shift 2
@@ -41,15 +45,17 @@ done
 mkdir -p "$out"
 ycsb="$here/target/kvorum-ycsb"
 [ -x "$ycsb" ] && [ -z "${REBUILD:-}" ] || (cd "$here" && go build -o "$ycsb" .)
-[ -f "$root/node/target/kvorum-node.jar" ] && [ -z "${REBUILD:-}" ] ||
+[ -f "$jar" ] && [ -z "${REBUILD:-}" ] ||
   (cd "$root" && ./mvnw -q package -Dmaven.test.skip -pl node -am)
+java_home=$("$root/bin/find-java")
 
 # The CPU (clock ticks, utime + stime) of the store's node processes so far.
 ticks() { for pid in $pids; do cut -d' ' -f14,15 "/proc/$pid/stat"; done | awk '{t += $1 + $2} END {print t}'; }
 
 start_kvorum() {
-  (cd "$root" && JAVA_OPTS="-Xms1g -Xmx1g" exec bin/kvorum local --data-dir "$out/kvorum-data" \
-    > "$out/kvorum-nodes.log" 2>&1) &
+  # bin/kvorum's flags; `local` starts its nodes with the same JVM and flags.
+  "$java_home/bin/java" --enable-native-access=ALL-UNNAMED -XX:+ExitOnOutOfMemoryError -Xms1g -Xmx1g \
+    -jar "$jar" local --data-dir "$out/kvorum-data" > "$out/kvorum-nodes.log" 2>&1 &
   echo $! > "$out/kvorum.pid"
   for _ in $(seq 1 120); do
     ready=0
@@ -92,24 +98,34 @@ ycsb() {
     "${db_props[@]}" "$@" > "$log" 2>&1
 }
 
-# One line of the table per operation of a run: go-ycsb's summary after "finished in".
+# One line of the table per operation of a run: go-ycsb's summary after "finished in", its
+# operation's errors beside it (those of requests cut off by the run's end in brackets).
 summarise() {
   local log=$1 label=$2 cpu_us=$3
   awk -v label="$label" -v cpu="$cpu_us" '
+    /^operation err:/ && /context (deadline exceeded|canceled)/ { cut++ }
     /finished in/ { summary = 1; next }
     summary && /Takes\(s\)/ {
       op = $1; line = $0; sub(/^[^-]*- /, "", line); n = split(line, kv, ", ")
-      for (i = 1; i <= n; i++) { split(kv[i], p, ": "); v[p[1]] = p[2] }
-      if (op == "TOTAL") next
-      printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %s |\n", label, op, v["Count"], v["OPS"],
-        v["50th(us)"] / 1000, v["99th(us)"] / 1000, v["99.9th(us)"] / 1000, cpu
+      for (i = 1; i <= n; i++) { split(kv[i], p, ": "); v[op, p[1]] = p[2] }
+      if (op != "TOTAL") ops[++count] = op
+    }
+    END {
+      for (i = 1; i <= count; i++) {
+        op = ops[i]
+        if (op ~ /_ERROR$/) continue
+        errors = v[op "_ERROR", "Count"] + 0
+        printf "| %s | %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %s |\n", label, op, v[op, "Count"],
+          v[op, "OPS"], v[op, "50th(us)"] / 1000, v[op, "99th(us)"] / 1000, v[op, "99.9th(us)"] / 1000,
+          errors (cut > 0 && errors > 0 ? " (" cut " cut)" : ""), cpu
+      }
     }' "$log"
 }
 
 table="$out/table.md"
 [ -f "$table" ] || {
-  echo "| store, workload, target/s | operation | count | ops/s | p50 ms | p99 ms | p99.9 ms | store CPU µs/op |"
-  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| store, workload, target/s | operation | count | ops/s | p50 ms | p99 ms | p99.9 ms | errors | store CPU µs/op |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 } > "$table"
 IFS=, read -r -a rate_list <<< "$rates"
 IFS=, read -r -a workload_list <<< "$workloads"
