@@ -25,6 +25,7 @@ import io.kvorum.node.server.KvorumServer;
 import java.security.Security;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -159,6 +160,16 @@ public final class KvorumNode implements Callable<Integer> {
   private static void configureLogging(LogFormat format, NodeId node) {
     System.setProperty("kvorum.log.format", format.appender());
     System.setProperty("kvorum.node.id", node.value());
+    routeJavaUtilLogging();
+  }
+
+  /**
+   * What gRPC logs through java.util.logging goes through logback, in the node's format and at the
+   * levels logback.xml gives, instead of the JDK's two-line records on stderr.
+   */
+  static void routeJavaUtilLogging() {
+    SLF4JBridgeHandler.removeHandlersForRootLogger();
+    SLF4JBridgeHandler.install();
   }
 
   private static synchronized void startOnce(Thread thread) {
