@@ -91,8 +91,9 @@ func (db *kvorumDB) entity(table, key string) string {
 		db.node(), url.QueryEscape(table+"/"+key), db.ack, db.from)
 }
 
-// do sends one request and answers its body when the status is the one expected.
-func (db *kvorumDB) do(ctx context.Context, method, target string, body []byte, expected int) ([]byte, error) {
+// send sends one request and answers the response, whose body the caller must close, when its
+// status is the one expected; otherwise an error with the status and the problem the node gave.
+func (db *kvorumDB) send(ctx context.Context, method, target string, body []byte, accept string, expected int) (*http.Response, error) {
 	var reader io.Reader
 	if body != nil {
 		reader = bytes.NewReader(body)
@@ -101,19 +102,29 @@ func (db *kvorumDB) do(ctx context.Context, method, target string, body []byte, 
 	if err != nil {
 		return nil, err
 	}
+	if accept != "" {
+		request.Header.Set("Accept", accept)
+	}
 	response, err := db.client.Do(request)
 	if err != nil {
 		return nil, err
 	}
-	defer response.Body.Close()
-	answer, err := io.ReadAll(response.Body)
+	if response.StatusCode != expected {
+		defer response.Body.Close()
+		answer, _ := io.ReadAll(response.Body)
+		return nil, fmt.Errorf("%s %s: %d %s", method, target, response.StatusCode, strings.TrimSpace(string(answer)))
+	}
+	return response, nil
+}
+
+// do sends one request and answers its body when the status is the one expected.
+func (db *kvorumDB) do(ctx context.Context, method, target string, body []byte, expected int) ([]byte, error) {
+	response, err := db.send(ctx, method, target, body, "", expected)
 	if err != nil {
 		return nil, err
 	}
-	if response.StatusCode != expected {
-		return nil, fmt.Errorf("%s %s: %d %s", method, target, response.StatusCode, strings.TrimSpace(string(answer)))
-	}
-	return answer, nil
+	defer response.Body.Close()
+	return io.ReadAll(response.Body)
 }
 
 func (db *kvorumDB) Read(ctx context.Context, table string, key string, fields []string) (map[string][]byte, error) {
@@ -129,20 +140,11 @@ func (db *kvorumDB) Read(ctx context.Context, table string, key string, fields [
 func (db *kvorumDB) Scan(ctx context.Context, table string, startKey string, count int, fields []string) ([]map[string][]byte, error) {
 	target := fmt.Sprintf("%s/v0/entities?start=%s&end=%s&limit=%d", db.node(),
 		url.QueryEscape(table+"/"+startKey), url.QueryEscape(table+"0"), count)
-	request, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return nil, err
-	}
-	request.Header.Set("Accept", "application/x-ndjson")
-	response, err := db.client.Do(request)
+	response, err := db.send(ctx, http.MethodGet, target, nil, "application/x-ndjson", http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
 	defer response.Body.Close()
-	if response.StatusCode != http.StatusOK {
-		answer, _ := io.ReadAll(response.Body)
-		return nil, fmt.Errorf("GET %s: %d %s", target, response.StatusCode, strings.TrimSpace(string(answer)))
-	}
 	records, err := db.decodeRange(response.Body, fields)
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err() // a run's end, not a malformed range

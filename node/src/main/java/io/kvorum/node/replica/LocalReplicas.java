@@ -70,7 +70,7 @@ public final class LocalReplicas {
   }
 
   public ScanCursor scan(ReplicaScan scan) {
-    return scan.paced(storage.scan(scan.range()));
+    return scan.open(storage);
   }
 
   /** This node's storage figures, as it reports them; empty if they cannot be read now. */

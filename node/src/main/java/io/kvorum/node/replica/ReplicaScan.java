@@ -2,6 +2,7 @@ package io.kvorum.node.replica;
 
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.ScanCursor;
+import io.kvorum.node.storage.StorageEngine;
 import java.util.Objects;
 
 /**
@@ -20,6 +21,11 @@ public record ReplicaScan(KeyRange range, int firstBatch) {
   /** The whole range, in the serving node's batches. */
   public static ReplicaScan of(KeyRange range) {
     return new ReplicaScan(range, 0);
+  }
+
+  /** This scan of {@code storage}, a replica's own. */
+  ScanCursor open(StorageEngine storage) {
+    return paced(storage.scan(range));
   }
 
   /** {@code cursor}, a scan of {@link #range}, in this scan's batches. */

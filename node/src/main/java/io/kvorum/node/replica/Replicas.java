@@ -54,9 +54,7 @@ public final class Replicas {
   }
 
   public ScanCursor scan(NodeId node, ReplicaScan scan) {
-    return isSelf(node)
-        ? scan.paced(local.scan(scan.range()))
-        : peers.open(node, ReplicaProtocol.SCAN, scan);
+    return isSelf(node) ? scan.open(local) : peers.open(node, ReplicaProtocol.SCAN, scan);
   }
 
   /** How {@code node} is seen from here; this node itself is always reachable. */

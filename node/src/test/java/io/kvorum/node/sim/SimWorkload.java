@@ -261,7 +261,6 @@ final class SimWorkload {
     };
   }
 
-  /** Reads a whole range, batch after batch. */
   /**
    * Half the ranges (by their first key, so that the seed's draws stay as they were) are read with
    * a limit of 1 to 8 entries, which pages the nodes' scans ({@code ReplicaScan#firstBatch}).
@@ -271,6 +270,7 @@ final class SimWorkload {
     return hash % 2 == 0 ? OptionalInt.of(1 + Math.floorMod(hash >> 1, 8)) : OptionalInt.empty();
   }
 
+  /** Reads a range to its end (or its limit), batch after batch. */
   private static CompletableFuture<List<RangeEntry>> collect(ScanCursor cursor) {
     List<RangeEntry> entries = new ArrayList<>();
     return drain(cursor, entries).whenComplete((done, error) -> cursor.close());

@@ -92,7 +92,6 @@ class ObjectStoreRetryTest {
 
   @Test
   void aMemberThatCannotBeReadFailsTheUploadInItsOwnWords() {
-
     try (ObjectStore store = ObjectStore.open(options(), new StorageLocation("bucket", ""))) {
       assertThatThrownBy(
               () ->
