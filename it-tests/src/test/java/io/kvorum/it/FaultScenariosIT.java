@@ -134,6 +134,22 @@ class FaultScenariosIT {
   }
 
   /**
+   * Each node loads RocksDB's native library from the image's {@code /opt/kvorum/native}, where the
+   * build unpacked it, and inflates no copy of it into the temporary directory at its start.
+   */
+  @Test
+  @Order(0)
+  void everyNodeLoadsRocksDbsLibraryFromTheImageNotFromACopy() throws Exception {
+    for (int i = 0; i < cluster.size(); i++) {
+      String maps = cluster.node(i).run("cat", "/proc/1/maps").getStdout();
+      assertThat(maps)
+          .contains("/opt/kvorum/native/librocksdbjni-linux")
+          .doesNotContain("/tmp/kvorum-rocksdb-");
+    }
+    broken = false;
+  }
+
+  /**
    * Issue 11, part 1: node-2's disk filled to the last byte under quorum load. Quorum writes go on
    * through every node (node-2's copies are hinted); a write that needs node-2 is 507; reads and
    * node-2's readiness go on, and its log says so once. Once space is freed it takes writes again

@@ -33,6 +33,7 @@ final class NodeImage {
           new ImageFromDockerfile(NAME, false)
               .withFileFromPath("docker/Dockerfile", dockerfile)
               .withFileFromPath("node/target/kvorum-node.jar", jar)
+              .withFileFromPath("node/target/native", jar.resolveSibling("native"))
               // The launcher and the health check must stay executable: the classic builder has no
               // COPY --chmod.
               .withFileFromTransferable(

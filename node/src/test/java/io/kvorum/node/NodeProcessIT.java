@@ -108,14 +108,40 @@ class NodeProcessIT {
   }
 
   /**
-   * RocksJava copies its native library (17 MB) into the temporary directory and deletes it only at
-   * a normal exit: a node SIGKILLed left it there, and enough of them filled a disk.
+   * The build unpacks RocksDB's native library beside the jar: a node loads it from there, and
+   * inflates no 17 MB copy of it at its start.
    */
   @Test
-  void aSigkilledNodeLeavesNothingInTheTemporaryDirectory() throws Exception {
+  void aNodeLoadsRocksDbsLibraryFromBesideItsJar() throws Exception {
     Path temporary = Files.createDirectories(work.resolve("tmp"));
     NodeProcess node =
         NodeProcess.launchSingle(
+            work.resolve("data"),
+            work.resolve("logs"),
+            "n1",
+            Map.of("JAVA_TOOL_OPTIONS", "-Djava.io.tmpdir=" + temporary));
+    node.awaitReady();
+
+    Path beside = NodeProcess.jar().toRealPath().resolveSibling("native");
+    assertThat(Files.readString(Path.of("/proc", String.valueOf(node.pid()), "maps")))
+        .contains(beside.resolve("librocksdbjni-").toString());
+    assertThat(node.terminate()).isZero();
+  }
+
+  /**
+   * A jar alone (nothing unpacked beside it): RocksJava copies its native library (17 MB) into the
+   * temporary directory and deletes it only at a normal exit, so a node SIGKILLed left it there,
+   * and enough of them filled a disk. The node's own copy is gone once loaded.
+   */
+  @Test
+  void aSigkilledNodeOfAJarAloneLeavesNothingInTheTemporaryDirectory() throws Exception {
+    Path temporary = Files.createDirectories(work.resolve("tmp"));
+    Path alone =
+        Files.copy(
+            NodeProcess.jar(), Files.createDirectories(work.resolve("alone")).resolve("node.jar"));
+    NodeProcess node =
+        NodeProcess.launchSingle(
+            alone,
             work.resolve("data"),
             work.resolve("logs"),
             "n1",

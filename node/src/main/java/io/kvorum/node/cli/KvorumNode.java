@@ -23,6 +23,10 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.server.KvorumServer;
 import java.security.Security;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.bridge.SLF4JBridgeHandler;
@@ -42,26 +46,6 @@ import sun.misc.Signal;
     sortOptions = false,
     usageHelpAutoWidth = true,
     header = "Runs a node of kvorum, a Dynamo-style distributed key-value store.",
-    subcommands = {
-      LocalClusterCommand.class,
-      TrainCommand.class,
-      StatusCommand.class,
-      DecommissionCommand.class,
-      RemoveCommand.class,
-      RepairCommand.class,
-      SnapshotCommand.class,
-      LoadCommand.class,
-      BackupCommand.class,
-      RestoreCommand.class,
-      NodeZoneCommand.class,
-      HealthCheckCommand.class,
-      GetCommand.class,
-      PutCommand.class,
-      DeleteCommand.class,
-      ScanCommand.class,
-      BatchCommand.class,
-      WatchCommand.class
-    },
     description = {
       "",
       "Clients use the HTTP API on --http-port (GET/PUT/DELETE /v0/entity?id=KEY);"
@@ -93,6 +77,30 @@ import sun.misc.Signal;
       "Exit codes: 0 stopped normally, 2 invalid configuration, 1 unexpected failure."
     })
 public final class KvorumNode implements Callable<Integer> {
+  /** The sub-commands, in the order {@code --help} lists them. */
+  private static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          LocalClusterCommand.class,
+          TrainCommand.class,
+          StatusCommand.class,
+          DecommissionCommand.class,
+          RemoveCommand.class,
+          RepairCommand.class,
+          SnapshotCommand.class,
+          LoadCommand.class,
+          BackupCommand.class,
+          RestoreCommand.class,
+          NodeZoneCommand.class,
+          HealthCheckCommand.class,
+          GetCommand.class,
+          PutCommand.class,
+          DeleteCommand.class,
+          ScanCommand.class,
+          BatchCommand.class,
+          WatchCommand.class);
+
+  private static final Set<String> HELP = Set.of("-h", "--help", "-V", "--version");
+
   @Mixin private NodeOptions options = new NodeOptions();
 
   public static void main(String[] args) {
@@ -102,12 +110,41 @@ public final class KvorumNode implements Callable<Integer> {
     // answers for 5 s.
     Security.setProperty("networkaddress.cache.negative.ttl", "1");
     Security.setProperty("networkaddress.cache.ttl", "5");
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   /** The command line of {@code kvorum-node} and its sub-commands, with their error handling. */
   public static CommandLine commandLine() {
+    return commandLine(SUBCOMMANDS);
+  }
+
+  /**
+   * The command line that {@code args} need: the node alone when they start one, that sub-command
+   * alone when they name one first, else all of them (help; a misspelt name, which picocli then
+   * suggests). picocli reads every option of every command it is given, and its classes, compiled
+   * for Java 5, are verified at each start because the JDK's AOT cache cannot hold them: a node and
+   * {@code local} start sooner without the commands they do not run
+   * (docs/decisions/start-up-pays-only-for-what-the-node-runs.md).
+   */
+  static CommandLine commandLine(String[] args) {
+    List<String> given = List.of(args);
+    Map<String, Class<?>> byName = new LinkedHashMap<>();
+    for (Class<?> command : SUBCOMMANDS) {
+      byName.put(command.getAnnotation(Command.class).name(), command);
+    }
+    if (!given.isEmpty() && byName.containsKey(given.getFirst())) {
+      return commandLine(List.of(byName.get(given.getFirst())));
+    }
+    boolean runsANode =
+        !given.isEmpty()
+            && given.getFirst().startsWith("-")
+            && given.stream().noneMatch(arg -> HELP.contains(arg) || byName.containsKey(arg));
+    return commandLine(runsANode ? List.of() : SUBCOMMANDS);
+  }
+
+  private static CommandLine commandLine(List<Class<?>> subcommands) {
     CommandLine cli = new CommandLine(new KvorumNode());
+    subcommands.forEach(cli::addSubcommand);
     cli.setParameterExceptionHandler(
         (e, args) -> {
           e.getCommandLine()

@@ -1,7 +1,5 @@
 package io.kvorum.node.cli;
 
-import io.kvorum.api.KvorumClient;
-import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.config.ConfigException;
 import java.io.BufferedReader;
@@ -9,8 +7,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +53,11 @@ final class LocalClusterCommand implements Callable<Integer> {
   private static final Duration READY_WITHIN = Duration.ofSeconds(90);
   private static final Duration RELAY_DRAIN = Duration.ofSeconds(2);
   private static final Duration STOP_WITHIN = Duration.ofSeconds(30);
+  private static final Duration READY_POLL = Duration.ofMillis(50);
+  private static final Duration READY_ASK_WITHIN = Duration.ofSeconds(2);
+
+  /** The system property in which bin/kvorum names the flags it gave the launcher alone. */
+  static final String LAUNCHER_FLAGS = "kvorum.local.launcherFlags";
 
   @Spec CommandSpec spec;
 
@@ -197,16 +203,7 @@ final class LocalClusterCommand implements Callable<Integer> {
   static List<String> javaCommand() {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      // An agent (a debugger, a profiler) listens on a port or writes a file that only one
-      // process can have.
-      if (!flag.startsWith("-agentlib:")
-          && !flag.startsWith("-agentpath:")
-          && !flag.startsWith("-javaagent:")
-          && !flag.startsWith("-Xrunjdwp")) {
-        command.add(flag);
-      }
-    }
+    command.addAll(nodeFlags(ManagementFactory.getRuntimeMXBean().getInputArguments()));
     String location =
         KvorumNode.class.getProtectionDomain().getCodeSource().getLocation().getPath();
     if (location.endsWith(".jar")) {
@@ -219,6 +216,33 @@ final class LocalClusterCommand implements Callable<Integer> {
           List.of("-cp", System.getProperty("java.class.path"), KvorumNode.class.getName()));
     }
     return command;
+  }
+
+  /**
+   * The launcher's JVM flags that its nodes get too: not an agent (a debugger, a profiler), which
+   * listens on a port or writes a file that only one process can have, nor the flags bin/kvorum
+   * gave the launcher alone, which it names in {@value #LAUNCHER_FLAGS} (the first of each; a flag
+   * that {@code JAVA_OPTS} repeats after them stays).
+   */
+  static List<String> nodeFlags(List<String> launcherFlags) {
+    String prefix = "-D" + LAUNCHER_FLAGS + "=";
+    List<String> own = new ArrayList<>();
+    launcherFlags.stream()
+        .filter(flag -> flag.startsWith(prefix))
+        .findFirst()
+        .ifPresent(named -> own.addAll(List.of(named.substring(prefix.length()).split(" "))));
+    List<String> flags = new ArrayList<>();
+    for (String flag : launcherFlags) {
+      if (!flag.startsWith(prefix)
+          && !own.remove(flag)
+          && !flag.startsWith("-agentlib:")
+          && !flag.startsWith("-agentpath:")
+          && !flag.startsWith("-javaagent:")
+          && !flag.startsWith("-Xrunjdwp")) {
+        flags.add(flag);
+      }
+    }
+    return flags;
   }
 
   private static Thread relay(InputStream stream, String prefix, java.io.PrintStream to) {
@@ -237,27 +261,41 @@ final class LocalClusterCommand implements Callable<Integer> {
             });
   }
 
+  /**
+   * Asks every node not ready yet for {@code /health/ready}, each {@link #READY_POLL}, through one
+   * HTTP client: the last node's ready is seen within a poll of it.
+   */
   private boolean awaitReady() throws InterruptedException {
     long deadline = System.nanoTime() + READY_WITHIN.toNanos();
+    List<URI> waiting = new ArrayList<>();
     for (int i = 0; i < nodes; i++) {
-      try (KvorumClient node =
-          KvorumClient.connect("127.0.0.1", httpPort + i, Duration.ofSeconds(2))) {
-        while (!ready(node)) {
-          if (System.nanoTime() > deadline || children.stream().anyMatch(c -> !c.isAlive())) {
-            return false;
-          }
-          Thread.sleep(200);
+      waiting.add(URI.create("http://127.0.0.1:" + (httpPort + i) + "/health/ready"));
+    }
+    try (HttpClient http = HttpClient.newBuilder().connectTimeout(READY_ASK_WITHIN).build()) {
+      while (true) {
+        // A node that exited (a port in use, bad flags) fails the launch, even if whatever holds
+        // its port answers that it is ready.
+        if (System.nanoTime() > deadline || children.stream().anyMatch(c -> !c.isAlive())) {
+          return false;
         }
+        waiting.removeIf(node -> ready(http, node));
+        if (waiting.isEmpty()) {
+          return true;
+        }
+        Thread.sleep(READY_POLL);
       }
     }
-    return true;
   }
 
-  /** Whether the node answers {@code /v0/status} that it is ready. */
-  private static boolean ready(KvorumClient node) {
+  /** Whether the node answers {@code /health/ready} with 200. */
+  private static boolean ready(HttpClient http, URI readiness) {
     try {
-      return node.admin().status().ready();
-    } catch (UncheckedIOException | KvorumClientException e) {
+      HttpRequest ask = HttpRequest.newBuilder(readiness).timeout(READY_ASK_WITHIN).build();
+      return http.send(ask, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return false;
     }
   }

@@ -28,6 +28,25 @@ class LocalClusterCommandTest {
   }
 
   @Test
+  void nodesGetNeitherTheFlagsBinKvorumGaveTheLauncherAloneNorAnAgent() {
+    List<String> launcher =
+        List.of(
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-D" + LocalClusterCommand.LAUNCHER_FLAGS + "=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+            "-agentpath:/opt/profiler.so=start",
+            // JAVA_OPTS after them: the user's own, for the nodes too
+            "-XX:+UseSerialGC",
+            "-Xmx1g");
+
+    assertThat(LocalClusterCommand.nodeFlags(launcher))
+        .containsExactly("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx1g");
+    assertThat(LocalClusterCommand.nodeFlags(List.of("-XX:TieredStopAtLevel=1", "-Xmx1g")))
+        .containsExactly("-XX:TieredStopAtLevel=1", "-Xmx1g");
+  }
+
+  @Test
   void nodesSharingTheMachineShareItsCoresUnlessTheFlagsChoose() {
     assertThat(LocalClusterCommand.loopsFlag(List.of(), 3, 2)).containsExactly("--io-threads", "1");
     assertThat(LocalClusterCommand.loopsFlag(List.of(), 3, 8)).containsExactly("--io-threads", "2");

@@ -176,6 +176,17 @@ public final class NodeProcess implements AutoCloseable {
    */
   public static NodeProcess launchSingle(
       Path dataDir, Path logDir, String nodeId, Map<String, String> env, String... options) {
+    return launchSingle(jar(), dataDir, logDir, nodeId, env, options);
+  }
+
+  /** As {@link #launchSingle(Path, Path, String, Map, String...)}, from another {@code jar}. */
+  public static NodeProcess launchSingle(
+      Path jar,
+      Path dataDir,
+      Path logDir,
+      String nodeId,
+      Map<String, String> env,
+      String... options) {
     int http = freePort();
     List<String> args =
         new ArrayList<>(
@@ -191,7 +202,7 @@ public final class NodeProcess implements AutoCloseable {
                 "--data-dir",
                 dataDir.toString()));
     args.addAll(List.of(options));
-    return launch(logDir, http, env, args.toArray(String[]::new));
+    return launch(jar, logDir, http, env, args.toArray(String[]::new));
   }
 
   public void awaitReady() {
