@@ -83,7 +83,7 @@ class WatchCommandTest {
   }
 
   private static CommandLine command(StringWriter out) {
-    CommandLine command = new CommandLine(new KvorumNode());
+    CommandLine command = KvorumNode.commandLine();
     command.setOut(new PrintWriter(out, true));
     return command;
   }
