@@ -9,6 +9,7 @@ import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.Versioned;
 import io.kvorum.node.cli.KvorumNode;
+import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.ProcessCluster;
 import io.kvorum.node.testing.SeaweedFs;
 import java.io.PrintWriter;
@@ -36,7 +37,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * Backups to a real S3-compatible server (SeaweedFS; SPEC §11): a 3-node cluster backed up under
  * writes, destroyed, and restored into 5 nodes with every key at its backed-up version and the
  * expiries kept; a second backup sends only the files that changed; wrong credentials and a
- * corrupted object are refused with their exit codes, naming what is wrong.
+ * corrupted object are refused with their exit codes, naming what is wrong; a backup killed mid-way
+ * is finished by the next run.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class BackupProcessIT {
@@ -125,6 +127,88 @@ class BackupProcessIT {
     Run again = cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1");
     assertThat(again.exit()).isEqualTo(7);
     assertThat(again.err()).contains(damaged);
+  }
+
+  /**
+   * A backup killed mid-way (SIGKILL: the job that runs it evicted, its machine off) leaves no
+   * backup that lists or restores, and loses nothing: the same command run again goes on with the
+   * snapshots the killed run took, sends only the files it had not stored yet, and its backup
+   * restores every key.
+   */
+  @Test
+  void aBackupKilledMidWayIsFinishedByTheNextRunSendingOnlyWhatWasMissing() throws Exception {
+    SeaweedFs s3 = SeaweedFs.start(work.resolve("s3"));
+    open.add(s3);
+    credentials(SeaweedFs.SECRET_KEY);
+    String series = "s3://" + SeaweedFs.BUCKET + "/killed";
+    ProcessCluster cluster = new ProcessCluster(work.resolve("old"), 3).start();
+    open.add(cluster);
+    Map<String, String> values = new TreeMap<>();
+    try (KvorumClient client = cluster.client(0)) {
+      for (int i = 0; i < 150; i++) {
+        String value = ("value " + i + " ").repeat(800);
+        client.put("big" + i, value);
+        values.put("big" + i, value);
+      }
+    }
+
+    // About 3.6 MB at 1 MB/s: killed once the first file is stored.
+    ProcessBuilder backup =
+        new ProcessBuilder(
+                NodeProcess.command(
+                    "backup",
+                    "--port",
+                    port(cluster),
+                    "--to",
+                    series,
+                    "--name",
+                    "b1",
+                    "--max-rate",
+                    "1MB/s",
+                    "--endpoint",
+                    s3.endpoint(),
+                    "--path-style"))
+            .redirectErrorStream(true)
+            .redirectOutput(work.resolve("killed.log").toFile());
+    backup.environment().put("AWS_ACCESS_KEY_ID", SeaweedFs.ACCESS_KEY);
+    backup.environment().put("AWS_SECRET_ACCESS_KEY", SeaweedFs.SECRET_KEY);
+    Process killed = backup.start();
+    killed.getOutputStream().close();
+    try (S3Client bucket = s3.client()) {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> !killed.isAlive() || stored(bucket, "killed/") > 0);
+    }
+    assertThat(killed.isAlive()).as("still sending when the first file was stored").isTrue();
+    killed.destroyForcibly().waitFor();
+
+    Run listed = cli(s3, "backup", "list", "--from", series);
+    assertThat(listed.exit()).as(listed.err()).isZero();
+    assertThat(listed.out()).as("a backup without its manifest").doesNotContain("b1");
+
+    Run again = cli(s3, "backup", "--port", port(cluster), "--to", series, "--name", "b1");
+    assertThat(again.exit()).as(again.err()).isZero();
+    assertThat(again.err()).contains("snapshot b1 exists: going on with it");
+    long[] sentAndKept = sentAndKept(again.out());
+    assertThat(sentAndKept[1]).as("files the killed run stored: " + again.out()).isPositive();
+    Run verify = cli(s3, "backup", "verify", "--from", series + "/b1");
+    assertThat(verify.exit()).as(verify.err()).isZero();
+    cluster.close();
+
+    ProcessCluster fresh = new ProcessCluster(work.resolve("new"), 3).start();
+    open.add(fresh);
+    Run restore = cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1");
+    assertThat(restore.exit()).as(restore.err()).isZero();
+    try (KvorumClient client = fresh.client(1)) {
+      for (Map.Entry<String, String> key : values.entrySet()) {
+        assertThat(client.getUtf8(key.getKey())).as(key.getKey()).contains(key.getValue());
+      }
+    }
+  }
+
+  private static long stored(S3Client bucket, String prefix) {
+    return bucket.listObjectsV2(b -> b.bucket(SeaweedFs.BUCKET).prefix(prefix)).keyCount();
   }
 
   private static void write(KvorumClient client, Map<String, String> versions) {
