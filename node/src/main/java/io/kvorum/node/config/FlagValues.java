@@ -67,6 +67,11 @@ final class FlagValues {
     };
   }
 
+  /** A duration of zero or more: zero turns off what the flag keeps. */
+  static Duration durationOrZero(String flag, String value) {
+    return parse(flag, value, DurationFormat::parse);
+  }
+
   static Duration duration(String flag, String value) {
     Duration d = parse(flag, value, DurationFormat::parse);
     if (d.isZero()) {

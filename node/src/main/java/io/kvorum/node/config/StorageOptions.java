@@ -2,6 +2,7 @@ package io.kvorum.node.config;
 
 import static io.kvorum.node.config.FlagValues.count;
 import static io.kvorum.node.config.FlagValues.duration;
+import static io.kvorum.node.config.FlagValues.durationOrZero;
 import static io.kvorum.node.config.FlagValues.positiveSize;
 import static io.kvorum.node.config.FlagValues.size;
 import static io.kvorum.node.config.FlagValues.walSync;
@@ -134,7 +135,7 @@ final class StorageOptions {
         duration("--tombstone-grace", tombstoneGrace),
         duration("--sweep-interval", sweepInterval),
         duration("--paxos-purge-grace", paxosPurgeGrace),
-        duration("--change-retention", changeRetention),
+        durationOrZero("--change-retention", changeRetention),
         TestIntervals.fromSystemProperty(TestIntervals.FEED_STALL));
   }
 

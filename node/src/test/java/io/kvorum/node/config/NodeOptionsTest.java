@@ -54,6 +54,17 @@ class NodeOptionsTest {
   }
 
   @Test
+  void aChangeRetentionOfZeroCapturesNoChangesAndANegativeOneIsRefused() {
+    assertThat(config("--node-id", "n1").storage().changeRetention())
+        .isEqualTo(Duration.ofHours(24));
+    assertThat(config("--node-id", "n1").storage().capturesChanges()).isTrue();
+    assertThat(config("--node-id", "n1", "--change-retention", "0").storage().capturesChanges())
+        .isFalse();
+    assertThatThrownBy(() -> config("--node-id", "n1", "--change-retention", "-1h"))
+        .hasMessageContaining("--change-retention");
+  }
+
+  @Test
   void joinIsAHostAndPortAndTheAdvertisedHostNamesThisNode() {
     NodeConfig config =
         config(
