@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
     name = "bench/run.sh",
     mixinStandardHelpOptions = true,
     sortOptions = false,
-    subcommands = {CalibrateCommand.class, ConditionalCommand.class},
+    subcommands = {CalibrateCommand.class, ConditionalCommand.class, FeedsCommand.class},
     description = {
       "Benchmarks a local kvorum cluster at constant request rates (open loop) and writes",
       "bench/results/<timestamp>/report.md with tables, plots and flame graphs."
@@ -272,20 +272,31 @@ public final class BenchCommand implements Callable<Integer> {
             .execute(args));
   }
 
+  /** The jar of the first {@code --jar}: the one the subcommands run. */
+  Path firstJar() {
+    return Path.of(jarSpecs.get(0).replaceFirst("^[^=/]*=", ""));
+  }
+
+  /** The results directory, created: {@code --out}, or bench/results/PREFIX + a timestamp. */
+  Path resultsDir(String prefix) throws IOException {
+    Path dir =
+        out != null
+            ? out
+            : Path.of(
+                "bench/results",
+                prefix
+                    + LocalDateTime.now(ZoneId.systemDefault())
+                        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    return Files.createDirectories(dir);
+  }
+
   @Override
   public Integer call() throws Exception {
     Plan plan = validate();
     int replicas = from != null ? from : nodes;
     int quorum = ack != null ? ack : replicas / 2 + 1;
     Workload workload = new Workload(keys, valueSize, quorum, replicas, readPercent, rangeSpan);
-    Path dir =
-        out != null
-            ? out
-            : Path.of(
-                "bench/results",
-                LocalDateTime.now(ZoneId.systemDefault())
-                    .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    Files.createDirectories(dir);
+    Path dir = resultsDir("");
     Report report = new Report(dir, "kvorum benchmark, " + nodes + " node(s)");
     report.text(Environment.describe(commandLine, nodeJvm));
     report.text(setup(plan, workload, dir));

@@ -13,9 +13,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -117,17 +114,9 @@ final class ConditionalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ConditionalWorkload workload = new ConditionalWorkload(keys, valueSize, ack, from, hotKeys);
-    Path dir =
-        parent.out != null
-            ? parent.out
-            : Path.of(
-                "bench/results",
-                "conditional-"
-                    + LocalDateTime.now(ZoneId.systemDefault())
-                        .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    Files.createDirectories(dir);
+    Path dir = parent.resultsDir("conditional-");
     System.out.printf("results in %s%n", dir);
-    Path jar = Path.of(parent.jarSpecs.get(0).replaceFirst("^[^=/]*=", ""));
+    Path jar = parent.firstJar();
     StringBuilder report = new StringBuilder("# kvorum conditional writes, ");
     report.append(nodes).append(" nodes\n\n");
     report.append(Environment.describe(parent.commandLine, parent.nodeJvm)).append("\n\n");
