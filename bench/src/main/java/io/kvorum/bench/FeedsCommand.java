@@ -92,8 +92,10 @@ final class FeedsCommand implements Callable<Integer> {
     try (BenchCluster cluster =
         BenchCluster.start(
             jar, dir, nodes, parent.httpPort, parent.grpcPort, parent.nodeJvm, parent.nodeFlags)) {
-      report.append(latency(cluster));
-      report.append(memory(cluster));
+      UsageMeter meter =
+          new UsageMeter(ProcFs.system(), cluster.pids(), ProcessHandle.current().pid());
+      report.append(latency(cluster, meter));
+      report.append(memory(cluster, meter));
     }
     JarBench.deleteTree(dir.resolve("data"));
     Files.writeString(dir.resolve("report.md"), report);
@@ -101,9 +103,7 @@ final class FeedsCommand implements Callable<Integer> {
     return 0;
   }
 
-  private String latency(BenchCluster cluster) throws Exception {
-    UsageMeter meter =
-        new UsageMeter(ProcFs.system(), cluster.pids(), ProcessHandle.current().pid());
+  private String latency(BenchCluster cluster, UsageMeter meter) throws Exception {
     byte[] value = "v".repeat(valueSize).getBytes(StandardCharsets.UTF_8);
     try (KvorumClient readers = client(cluster, feeds + 16);
         KvorumClient writer = client(cluster, 256)) {
@@ -228,9 +228,7 @@ final class FeedsCommand implements Callable<Integer> {
         + "\n";
   }
 
-  private String memory(BenchCluster cluster) throws Exception {
-    UsageMeter meter =
-        new UsageMeter(ProcFs.system(), cluster.pids(), ProcessHandle.current().pid());
+  private String memory(BenchCluster cluster, UsageMeter meter) throws Exception {
     Thread.sleep(10_000);
     double idle = cores(meter, IDLE_WINDOW);
     long[] before = memory(cluster, "before");

@@ -73,7 +73,7 @@ final class FlagValues {
   }
 
   static Duration duration(String flag, String value) {
-    Duration d = parse(flag, value, DurationFormat::parse);
+    Duration d = durationOrZero(flag, value);
     if (d.isZero()) {
       throw new ConfigException(flag, value, "must be positive");
     }

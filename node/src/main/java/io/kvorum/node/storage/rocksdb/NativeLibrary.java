@@ -72,7 +72,7 @@ final class NativeLibrary {
   }
 
   /** The library in {@code native/} beside the jar this class came from, if it is the jar's own. */
-  static Optional<Path> unpacked() {
+  private static Optional<Path> unpacked() {
     String name = Environment.getJniLibraryFileName("rocksdb");
     URL entry = RocksDB.class.getResource("/" + name);
     if (entry == null) {
@@ -83,10 +83,11 @@ final class NativeLibrary {
         return Optional.empty();
       }
       Path file = Path.of(jar.getJarFileURL().toURI()).resolveSibling("native").resolve(name);
+      if (!Files.isRegularFile(file)) {
+        return Optional.empty();
+      }
       ZipEntry packed = jar.getJarEntry();
-      return Files.isRegularFile(file)
-              && Files.size(file) == packed.getSize()
-              && crc(file) == packed.getCrc()
+      return Files.size(file) == packed.getSize() && crc(file) == packed.getCrc()
           ? Optional.of(file)
           : Optional.empty();
     } catch (IOException | URISyntaxException | IllegalArgumentException e) {
