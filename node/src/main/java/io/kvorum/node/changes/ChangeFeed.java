@@ -5,6 +5,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
 import java.util.ArrayDeque;
@@ -60,7 +61,7 @@ public final class ChangeFeed {
     /** Whether {@code member} is worth asking now (reachable, as the transport sees it). */
     boolean reachable(NodeId member);
 
-    CompletableFuture<Page> read(NodeId member, ChangesProtocol.Read read);
+    CompletableFuture<Page> read(NodeId member, ChangeLog.Read read);
   }
 
   private final KeyRange range;
@@ -131,9 +132,13 @@ public final class ChangeFeed {
     metrics.opened(this);
     // The client learns where the feed starts before any change: its cursor to resume from.
     out.add(new FeedEvent.Progress(cursor));
+    // The first read now; then on the beat every feed of the node keeps, so that the reads of
+    // all the feeds meet in one call to each member (GatheredReads).
+    loop.execute(this::read);
+    long poll = settings.pollInterval().toNanos();
     timer =
-        loop.scheduleWithFixedDelay(
-            this::read, 0, settings.pollInterval().toNanos(), TimeUnit.NANOSECONDS);
+        loop.scheduleAtFixedRate(
+            this::read, poll - Math.floorMod(System.nanoTime(), poll), poll, TimeUnit.NANOSECONDS);
   }
 
   /** The consumer can take events again: sends what waits. Call on the feed's executor. */
@@ -190,8 +195,7 @@ public final class ChangeFeed {
           members.computeIfAbsent(id, k -> new Member(Math.max(start, watermark - margin)));
       if (logs.reachable(id)) {
         reads.put(
-            id,
-            logs.read(id, new ChangesProtocol.Read(range, member.after, FeedSettings.READ_LIMIT)));
+            id, logs.read(id, new ChangeLog.Read(range, member.after, FeedSettings.READ_LIMIT)));
       }
     }
     CompletableFuture.allOf(

@@ -29,6 +29,7 @@ public final class ChangeFeeds implements AutoCloseable {
   private final FeedSettings settings;
   private final LongSupplier wallMillis;
   private final FeedMetrics metrics;
+  private final GatheredReads reads;
   private volatile boolean closed;
 
   /**
@@ -51,6 +52,12 @@ public final class ChangeFeeds implements AutoCloseable {
     this.settings = settings;
     this.wallMillis = wallMillis;
     this.metrics = new FeedMetrics(registry, wallMillis);
+    this.reads =
+        new GatheredReads(
+            (member, asked) ->
+                member.equals(self)
+                    ? local.readAll(asked)
+                    : transport.call(member, ChangesProtocol.READ, asked));
   }
 
   /**
@@ -69,8 +76,9 @@ public final class ChangeFeeds implements AutoCloseable {
    *
    * @throws InvalidRequestException if {@code since} is not a cursor, or is ahead of this node's
    *     clock by more than the clocks' margin
-   * @throws FeedException CURSOR_EXPIRED if {@code since} is older than the retention
-   * @throws UnavailableException if this node captures no changes, or is stopping
+   * @throws FeedException CURSOR_EXPIRED if {@code since} is older than the retention, NOT_CAPTURED
+   *     if this node captures no changes
+   * @throws UnavailableException if the node is stopping
    */
   public ChangeFeed open(
       KeyRange range, Optional<String> since, ScheduledExecutorService loop, ChangeFeed.Sink sink) {
@@ -78,15 +86,19 @@ public final class ChangeFeeds implements AutoCloseable {
       throw new UnavailableException("the node is shutting down");
     }
     if (!local.captures()) {
-      throw new UnavailableException(
-          "this node captures no changes (--change-retention 0): it serves no change feeds");
+      throw new FeedException(
+          FeedException.Reason.NOT_CAPTURED,
+          "this node captures no changes (--change-retention 0): it serves no change feeds; start"
+              + " it with a positive --change-retention, or follow the feed through a node that"
+              + " captures");
     }
     long now = ChangeStamps.of(wallMillis.getAsLong());
     long margin = ChangeStamps.of(settings.margin().toMillis());
     long cursor = since.map(c -> Cursors.parse("since", c)).orElse(now);
     check(cursor, now, margin);
     ChangeFeed feed =
-        new ChangeFeed(range, new Logs(), loop, sink, settings, metrics, cursor - margin, cursor);
+        new ChangeFeed(
+            range, new Logs(loop), loop, sink, settings, metrics, cursor - margin, cursor);
     feed.start();
     return feed;
   }
@@ -121,8 +133,17 @@ public final class ChangeFeeds implements AutoCloseable {
     }
   }
 
-  /** The members' logs: this node's read directly, the others' through the transport. */
+  /**
+   * The members' logs as one feed reads them: this node's and the others' alike, gathered with the
+   * other feeds' reads; {@code loop} (the feed's) waits out the gathering window.
+   */
   private final class Logs implements ChangeFeed.Logs {
+    private final ScheduledExecutorService loop;
+
+    Logs(ScheduledExecutorService loop) {
+      this.loop = loop;
+    }
+
     @Override
     public List<NodeId> members() {
       return members.get();
@@ -134,10 +155,8 @@ public final class ChangeFeeds implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<ChangeLog.Page> read(NodeId member, ChangesProtocol.Read read) {
-      return member.equals(self)
-          ? local.read(read.range(), read.after(), read.limit())
-          : transport.call(member, ChangesProtocol.READ, read);
+    public CompletableFuture<ChangeLog.Page> read(NodeId member, ChangeLog.Read read) {
+      return reads.read(member, read, loop);
     }
   }
 }

@@ -39,9 +39,10 @@ import java.util.Set;
  *   <tr><td>{@link #UNKNOWN_SNAPSHOT}<td>—<td>—<td>no<td>no<td>404
  *   <tr><td>{@link #CONDITION_FAILED}<td>{@link ConditionFailedException}<td>—<td>—<td>no<td>no
  *       <td>412 + the current ETag
- *   <tr><td>{@link #CURSOR_EXPIRED}<td rowspan=2>{@link FeedException}<td>—<td>—<td>no<td>no
+ *   <tr><td>{@link #CURSOR_EXPIRED}<td rowspan=3>{@link FeedException}<td>—<td>—<td>no<td>no
  *       <td>410
  *   <tr><td>{@link #FEED_TOO_SLOW}<td>—<td>—<td>yes<td>no<td>503 (an error line of the feed)
+ *   <tr><td>{@link #CHANGES_NOT_CAPTURED}<td>—<td>—<td>no<td>no<td>501
  *   <tr><td>{@link #NO_ANSWER}<td>{@link PeerUnavailableException}<td>yes<td>yes<td>yes<td>no
  *       <td>504
  *   <tr><td>{@link #NOT_ENOUGH_REPLICAS}<td>{@link NotEnoughReplicasException}<td>—<td>—<td>yes
@@ -92,6 +93,11 @@ public enum FailureKind {
   CURSOR_EXPIRED(410),
   /** A change feed's consumer fell too far behind and was cut off: resume from its last cursor. */
   FEED_TOO_SLOW(503, RETRYABLE),
+  /**
+   * A change feed asked of a node that captures no changes ({@code --change-retention 0}): its
+   * setting, so no retry helps until an operator changes it.
+   */
+  CHANGES_NOT_CAPTURED(501),
   /** A peer did not answer: no connection, no answer in time, a broken stream, an open breaker. */
   NO_ANSWER(504, COUNTS_AGAINST_PEER, HINTED, RETRYABLE),
   /** Fewer replicas than required answered, for mixed or untyped reasons. */
@@ -148,7 +154,11 @@ public enum FailureKind {
               : UNKNOWN_SNAPSHOT;
       case ConditionFailedException e -> CONDITION_FAILED;
       case FeedException e ->
-          e.reason() == FeedException.Reason.CURSOR_EXPIRED ? CURSOR_EXPIRED : FEED_TOO_SLOW;
+          switch (e.reason()) {
+            case CURSOR_EXPIRED -> CURSOR_EXPIRED;
+            case TOO_SLOW -> FEED_TOO_SLOW;
+            case NOT_CAPTURED -> CHANGES_NOT_CAPTURED;
+          };
       case PeerUnavailableException e -> NO_ANSWER;
       case NotEnoughReplicasException e -> NOT_ENOUGH_REPLICAS;
     };

@@ -15,7 +15,12 @@ public final class FeedException extends KvorumException {
      * The consumer did not read what the feed sent fast enough, and was cut off rather than made to
      * hold changes without bound; resume from the last cursor it read (an error line).
      */
-    TOO_SLOW
+    TOO_SLOW,
+    /**
+     * The node captures no changes ({@code --change-retention 0}) and serves no feeds: a setting,
+     * not a passing state, so retrying the same node cannot help (HTTP 501).
+     */
+    NOT_CAPTURED
   }
 
   private final Reason reason;

@@ -4,6 +4,7 @@ import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.Record;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -28,8 +29,9 @@ public interface ChangeLog {
   ChangeLog NONE =
       new ChangeLog() {
         @Override
-        public CompletableFuture<Page> read(KeyRange range, long after, int limit) {
-          return CompletableFuture.completedFuture(new Page(List.of(), Long.MAX_VALUE, 0, false));
+        public CompletableFuture<List<Page>> readAll(List<Read> reads) {
+          return CompletableFuture.completedFuture(
+              reads.stream().map(r -> new Page(List.of(), Long.MAX_VALUE, 0, false)).toList());
         }
 
         @Override
@@ -45,9 +47,20 @@ public interface ChangeLog {
 
   /**
    * The changes of keys in {@code range} stamped after {@code after}, in stamp order: at most
-   * {@code limit} of them, and no more than one read's worth of the log examined.
+   * {@code limit} of them, and no more than one read's worth of the log examined ({@link
+   * ChangeBudget}).
    */
-  CompletableFuture<Page> read(KeyRange range, long after, int limit);
+  default CompletableFuture<Page> read(KeyRange range, long after, int limit) {
+    return readAll(List.of(new Read(range, after, limit))).thenApply(pages -> pages.get(0));
+  }
+
+  /**
+   * Several reads at once, answered in their order, in one trip to the storage, within one {@link
+   * ChangeBudget} together. A read the budget leaves nothing for is answered with an empty page
+   * closed at its {@code after} and {@code more} set ({@link Read#deferred}): its reader asks again
+   * at once.
+   */
+  CompletableFuture<List<Page>> readAll(List<Read> reads);
 
   /** Removes the changes stamped before {@code before}. */
   CompletableFuture<Void> purge(long before);
@@ -55,6 +68,24 @@ public interface ChangeLog {
   /** Whether this log captures changes at all. */
   default boolean captures() {
     return true;
+  }
+
+  /**
+   * A read of the log: the changes of keys in {@code range} stamped after {@code after}, at most
+   * {@code limit} of them.
+   */
+  record Read(KeyRange range, long after, int limit) {
+    public Read {
+      Objects.requireNonNull(range, "range");
+      if (limit < 1) {
+        throw new IllegalArgumentException("a read of changes asks for at least one: " + limit);
+      }
+    }
+
+    /** The answer to this read when the reads it came with took all a call may return. */
+    public Page deferred(long purgedBefore) {
+      return new Page(List.of(), after, purgedBefore, true);
+    }
   }
 
   /**

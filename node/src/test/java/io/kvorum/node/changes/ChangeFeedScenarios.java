@@ -267,6 +267,77 @@ abstract class ChangeFeedScenarios {
   }
 
   @Test
+  void manyFeedsOnANodeReadEachMemberInOneCallPerPoll() throws Exception {
+    int feeds = 40;
+    try (TestCluster cluster = clusters().start(3)) {
+      List<FeedReader> open = new ArrayList<>();
+      try {
+        for (int i = 0; i < feeds; i++) {
+          open.add(FeedReader.open(uri(cluster, 1), "start=" + q("many/" + i + "/")));
+        }
+        await().atMost(WAIT).until(() -> open.stream().allMatch(f -> f.lastCursor().isPresent()));
+        long before = changesCalls(cluster, 1);
+        long started = System.nanoTime();
+        Thread.sleep(2_000);
+        long calls = changesCalls(cluster, 1) - before;
+        long polls = Duration.ofNanos(System.nanoTime() - started).toMillis() / 100 + 1;
+
+        assertThat(calls)
+            .as(
+                "%d idle feeds polled %d times: one call per peer per poll (a call per feed would"
+                    + " be %d)",
+                feeds, polls, 2 * feeds * polls)
+            .isLessThanOrEqualTo(2 * 2 * polls);
+        cluster.client(2).put("many/7/k", "v");
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () ->
+                    assertThat(open.get(7).changes()).extracting(Event::key).contains("many/7/k"));
+      } finally {
+        open.forEach(FeedReader::close);
+      }
+    }
+  }
+
+  /** The change-log calls node {@code i} made to its peers. */
+  private static long changesCalls(TestCluster cluster, int i) {
+    return cluster
+        .node(i)
+        .bootstrap()
+        .registry()
+        .find("kvorum.replica.calls")
+        .tag("operation", "changes")
+        .timers()
+        .stream()
+        .mapToLong(io.micrometer.core.instrument.Timer::count)
+        .sum();
+  }
+
+  @Test
+  void aNodeThatCapturesNothingRefusesFeedsForGoodAndAWatchEndsWithIt() {
+    try (TestCluster cluster = clusters().start(1, c -> c.changeRetention(Duration.ZERO));
+        FeedReader refused = FeedReader.open(uri(cluster, 1), "start=a");
+        KvorumClient client =
+            KvorumClient.builder()
+                .seeds("127.0.0.1:" + cluster.node(1).port())
+                .discovery(false)
+                .build()) {
+      assertThat(refused.status()).isEqualTo(501);
+      assertThat(refused.body()).contains("changes-not-captured").contains("--change-retention");
+
+      ChangeWatch watch = client.watch("a".getBytes(StandardCharsets.UTF_8), null, null, e -> {});
+      assertThat(watch.ended())
+          .as("a setting is not retried: the watch ends with the node's answer")
+          .failsWithin(WAIT)
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withMessageContaining("HTTP 501")
+          .withMessageContaining("captures no changes");
+      assertThat(watch.resumes()).isZero();
+    }
+  }
+
+  @Test
   void aConsumerThatNeverReadsIsCutOffWhileWritesGoOn() throws Exception {
     try (TestCluster cluster = clusters().start(3, c -> c.feedStall(Duration.ofSeconds(1)));
         Socket stuck = new Socket("127.0.0.1", cluster.node(1).port())) {

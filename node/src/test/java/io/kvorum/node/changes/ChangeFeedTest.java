@@ -10,6 +10,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -211,7 +212,7 @@ class ChangeFeedTest {
     }
 
     @Override
-    public CompletableFuture<Page> read(NodeId member, ChangesProtocol.Read read) {
+    public CompletableFuture<Page> read(NodeId member, ChangeLog.Read read) {
       if (failing.contains(member)) {
         return CompletableFuture.failedFuture(new UnavailableException("scripted"));
       }

@@ -43,6 +43,9 @@ class FailureKindTest {
         FailureKind.CURSOR_EXPIRED);
     raised.put(
         new FeedException(FeedException.Reason.TOO_SLOW, "cut off"), FailureKind.FEED_TOO_SLOW);
+    raised.put(
+        new FeedException(FeedException.Reason.NOT_CAPTURED, "capture off"),
+        FailureKind.CHANGES_NOT_CAPTURED);
     raised.put(new NotEnoughReplicasException(2, 1), FailureKind.NOT_ENOUGH_REPLICAS);
     raised.put(
         new StorageException(StorageException.Kind.FAILURE, "get", null, null),
@@ -91,6 +94,7 @@ class FailureKindTest {
             new Row(FailureKind.CONDITION_FAILED, false, false, false, false, 412, false),
             new Row(FailureKind.CURSOR_EXPIRED, false, false, false, false, 410, false),
             new Row(FailureKind.FEED_TOO_SLOW, false, false, true, false, 503, false),
+            new Row(FailureKind.CHANGES_NOT_CAPTURED, false, false, false, false, 501, false),
             new Row(FailureKind.NO_ANSWER, true, true, true, false, 504, false),
             new Row(FailureKind.NOT_ENOUGH_REPLICAS, false, false, true, false, 504, false),
             new Row(FailureKind.STORAGE_FAILURE, false, true, false, true, 500, false),

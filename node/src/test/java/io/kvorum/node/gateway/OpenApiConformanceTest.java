@@ -153,6 +153,7 @@ class OpenApiConformanceTest {
     r.put("GET /v0/changes 200", () -> feed("start=a"));
     r.put("GET /v0/changes 400", () -> send("GET", "/v0/changes?start=a&since=yesterday"));
     r.put("GET /v0/changes 410", () -> send("GET", "/v0/changes?start=a&since=1000000000"));
+    r.put("GET /v0/changes 501", this::feedWithoutCapture);
     r.put("GET /v0/changes 503", () -> whileDraining("/v0/changes?start=a"));
     r.put("GET /v0/status 200", () -> send("GET", KvorumApi.PATH_STATUS));
     r.put("GET /v0/cluster 200", () -> send("GET", KvorumApi.PATH_CLUSTER));
@@ -501,6 +502,18 @@ class OpenApiConformanceTest {
   /** Opens a feed and answers its status (the body streams on: it is closed unread). */
   private int feed(String query) {
     try (FeedReader feed = FeedReader.open(URI.create(node.url("/")), query)) {
+      return feed.status();
+    }
+  }
+
+  /** A feed asked of a node of its own that captures no changes ({@code --change-retention 0}). */
+  private int feedWithoutCapture() {
+    try (TestNode uncaptured =
+            TestNode.start(
+                TestConfig.in(dataDir.resolve("uncaptured"))
+                    .changeRetention(Duration.ZERO)
+                    .build());
+        FeedReader feed = FeedReader.open(URI.create(uncaptured.url("/")), "start=a")) {
       return feed.status();
     }
   }

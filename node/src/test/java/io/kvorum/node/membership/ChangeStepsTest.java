@@ -11,6 +11,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.ManualScheduler;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.topology.MemberState;

@@ -8,6 +8,7 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.CapturedLog;
+import io.kvorum.node.testing.ManualScheduler;
 import io.kvorum.node.topology.ClusterState;
 import io.kvorum.node.topology.Member;
 import io.kvorum.node.transport.CursorOperation;

@@ -6,6 +6,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
@@ -108,6 +109,34 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
     Page page = await(engine.changes().read(ALL, 0, 100));
     assertThat(page.changes()).extracting(c -> c.key().toString()).containsExactly("new");
     assertThat(page.purgedBefore()).isEqualTo(cut);
+  }
+
+  @Test
+  void readsInOneCallShareItsBudgetAndThoseLeftOutAreAnsweredEmptyToAskAgain() {
+    byte[] big = new byte[(int) (ChangeBudget.CALL_BYTES / 2) + 1];
+    put(key("a"), Record.value(version(1), big));
+    put(key("b"), Record.value(version(2), big));
+    put(key("c"), value(3, "small"));
+    List<ChangeLog.Read> reads =
+        List.of(
+            new ChangeLog.Read(KeyRange.between(key("a"), key("b")), 0, 100),
+            new ChangeLog.Read(KeyRange.between(key("b"), key("c")), 0, 100),
+            new ChangeLog.Read(KeyRange.from(key("c")), 0, 100));
+
+    List<Page> pages = await(engine.changes().readAll(reads));
+
+    assertThat(pages.get(0).changes()).extracting(c -> c.key().toString()).containsExactly("a");
+    assertThat(pages.get(0).more()).isFalse();
+    assertThat(pages.get(1).changes())
+        .as("one change past the budget still comes, alone in its page")
+        .extracting(c -> c.key().toString())
+        .containsExactly("b");
+    assertThat(pages.get(2).changes()).as("the budget is spent").isEmpty();
+    assertThat(pages.get(2).more()).isTrue();
+    assertThat(pages.get(2).closed()).isZero();
+    assertThat(readAll(KeyRange.from(key("c")), pages.get(2).closed()))
+        .extracting(c -> c.key().toString())
+        .containsExactly("c");
   }
 
   @Test

@@ -58,8 +58,13 @@ public record PeerCalls(PeerTransport transport, NodeId self, ClockProtocol.Ping
   /** A page of the peer's change log: changes of {@code range} after {@code after}. */
   public CompletableFuture<ChangeLog.Page> changes(
       NodeId peer, KeyRange range, long after, int limit) {
-    return transport.call(
-        peer, ChangesProtocol.READ, new ChangesProtocol.Read(range, after, limit));
+    return changes(peer, List.of(new ChangeLog.Read(range, after, limit)))
+        .thenApply(pages -> pages.get(0));
+  }
+
+  /** Pages of the peer's change log, one for each of {@code reads}, in one call. */
+  public CompletableFuture<List<ChangeLog.Page>> changes(NodeId peer, List<ChangeLog.Read> reads) {
+    return transport.call(peer, ChangesProtocol.READ, reads);
   }
 
   public CompletableFuture<Long> hello(NodeId peer) {

@@ -456,6 +456,42 @@ public abstract class PeerTransportContract {
   }
 
   @Test
+  void readsOfThePeersChangeLogInOneCallAreAnsweredAPageEachInTheirOrder() {
+    cluster(2, CALL_TIMEOUT);
+    await(caller().write(N2, key("a/1"), Record.value(version(1), bytes("1"))));
+    await(caller().write(N2, key("b/1"), Record.value(version(1), bytes("2"))));
+    await(caller().write(N2, key("a/2"), Record.value(version(1), bytes("3"))));
+    KeyRange a = KeyRange.between(key("a/"), key("a0"));
+    KeyRange b = KeyRange.between(key("b/"), key("b0"));
+    KeyRange c = KeyRange.between(key("c/"), key("c0"));
+
+    List<ChangeLog.Page> pages =
+        await(
+            caller()
+                .changes(
+                    N2,
+                    List.of(
+                        new ChangeLog.Read(b, 0, 10),
+                        new ChangeLog.Read(a, 0, 10),
+                        new ChangeLog.Read(c, 0, 10),
+                        new ChangeLog.Read(a, 0, 1))));
+
+    assertThat(pages).hasSize(4);
+    assertThat(pages.get(0).changes())
+        .extracting(ChangeLog.Change::key)
+        .containsExactly(key("b/1"));
+    assertThat(pages.get(1).changes())
+        .extracting(ChangeLog.Change::key)
+        .containsExactly(key("a/1"), key("a/2"));
+    assertThat(pages.get(2).changes()).isEmpty();
+    assertThat(pages.get(2).more()).isFalse();
+    assertThat(pages.get(3).changes())
+        .extracting(ChangeLog.Change::key)
+        .containsExactly(key("a/1"));
+    assertThat(pages.get(3).more()).isTrue();
+  }
+
+  @Test
   void aWriteTooFarAheadOfThePeersClockIsRefusedWithItsOffsetAndTheOthersAreStored() {
     cluster(2, CALL_TIMEOUT);
     long ahead = Duration.ofHours(1).toMillis();

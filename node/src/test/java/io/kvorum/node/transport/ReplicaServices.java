@@ -1,6 +1,5 @@
 package io.kvorum.node.transport;
 
-import io.kvorum.node.changes.ChangesProtocol;
 import io.kvorum.node.consensus.round.Ballot;
 import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
@@ -105,8 +104,8 @@ public final class ReplicaServices {
     }
 
     @Override
-    public CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
-      return delegate().changes(read);
+    public CompletableFuture<List<ChangeLog.Page>> changes(List<ChangeLog.Read> reads) {
+      return delegate().changes(reads);
     }
   }
 

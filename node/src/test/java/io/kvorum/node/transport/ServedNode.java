@@ -76,7 +76,7 @@ public interface ServedNode {
 
   CompletableFuture<Long> ping();
 
-  default CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
+  default CompletableFuture<List<ChangeLog.Page>> changes(List<ChangeLog.Read> reads) {
     return CompletableFuture.failedFuture(notServed("changes"));
   }
 
@@ -189,8 +189,8 @@ public interface ServedNode {
       }
 
       @Override
-      public CompletableFuture<ChangeLog.Page> changes(ChangesProtocol.Read read) {
-        return handlers.handle(ChangesProtocol.READ, read);
+      public CompletableFuture<List<ChangeLog.Page>> changes(List<ChangeLog.Read> reads) {
+        return handlers.handle(ChangesProtocol.READ, reads);
       }
 
       @Override

@@ -1,9 +1,10 @@
 package io.kvorum.node.storage.rocksdb;
 
 import io.kvorum.node.core.Key;
-import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.storage.ChangeBudget;
 import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
+import io.kvorum.node.storage.ChangeLog.Read;
 import io.kvorum.node.storage.ChangeStamps;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
@@ -30,11 +31,6 @@ import org.rocksdb.WriteOptions;
  * under its open-engine guard, except {@link #log}, which runs in the writer's batch.
  */
 final class ChangeColumn {
-  /** Log entries one read examines at most, so that a narrow range cannot hold an executor long. */
-  private static final int MAX_EXAMINED = 4096;
-
-  private static final long MAX_PAGE_BYTES = 4L << 20;
-
   private final RocksDB db;
   private final ColumnFamilyHandle column;
   private final WriteOptions writes;
@@ -107,34 +103,41 @@ final class ChangeColumn {
   }
 
   /**
-   * The changes in {@code range} after {@code after} (see {@link
-   * io.kvorum.node.storage.ChangeLog#read}).
+   * The changes {@code read} asks for, within what {@code budget} leaves (see {@link
+   * io.kvorum.node.storage.ChangeLog#readAll}).
    */
-  Page read(KeyRange range, long after, int limit) {
+  Page read(Read read, ChangeBudget budget) {
     long closed = stamps.closed(); // before the iterator: every change up to it is visible to it
-    if (closed <= after) {
-      return new Page(List.of(), after, purgedBefore, false);
+    if (closed <= read.after()) {
+      return new Page(List.of(), read.after(), purgedBefore, false);
+    }
+    if (budget.spent()) {
+      return read.deferred(purgedBefore);
     }
     List<Change> changes = new ArrayList<>();
-    long last = after;
-    long bytes = 0;
+    long last = read.after();
     int examined = 0;
     boolean more = false;
     try (Slice upper = new Slice(stampKey(closed + 1));
         ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
         RocksIterator it = db.newIterator(column, bounded)) {
-      for (it.seek(stampKey(after + 1)); it.isValid(); it.next()) {
-        if (examined == MAX_EXAMINED || changes.size() == limit || bytes >= MAX_PAGE_BYTES) {
+      for (it.seek(stampKey(read.after() + 1)); it.isValid(); it.next()) {
+        if (changes.size() == read.limit() || !budget.mayExamine(examined, changes.size())) {
           more = true;
           break;
         }
-        examined++;
-        last = ByteBuffer.wrap(it.key()).getLong();
-        Change change = decode(last, it.value());
-        if (range.contains(change.key())) {
+        long stamp = ByteBuffer.wrap(it.key()).getLong();
+        Change change = decode(stamp, it.value());
+        if (read.range().contains(change.key())) {
+          if (!budget.take(change, changes.size())) {
+            more = true;
+            break;
+          }
           changes.add(change);
-          bytes += change.key().size() + change.record().value().length;
         }
+        examined++;
+        budget.examined();
+        last = stamp;
       }
     }
     return new Page(changes, more ? last : closed, purgedBefore, more);

@@ -1,7 +1,9 @@
 package io.kvorum.node.storage.rocksdb;
 
-import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.storage.ChangeBudget;
 import io.kvorum.node.storage.ChangeLog;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** The {@link ChangeLog} of a {@link RocksDbStorageEngine}: its calls on the storage executor. */
@@ -15,8 +17,18 @@ final class RocksDbChangeLog implements ChangeLog {
   }
 
   @Override
-  public CompletableFuture<Page> read(KeyRange range, long after, int limit) {
-    return engine.submit("read changes", null, () -> column.read(range, after, limit));
+  public CompletableFuture<List<Page>> readAll(List<Read> reads) {
+    return engine.submit(
+        "read changes",
+        null,
+        () -> {
+          ChangeBudget budget = new ChangeBudget();
+          List<Page> pages = new ArrayList<>(reads.size());
+          for (Read read : reads) {
+            pages.add(column.read(read, budget));
+          }
+          return pages;
+        });
   }
 
   @Override

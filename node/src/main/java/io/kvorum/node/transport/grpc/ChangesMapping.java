@@ -7,6 +7,8 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.proto.replica.v1.Change;
+import io.kvorum.proto.replica.v1.ChangesPage;
+import io.kvorum.proto.replica.v1.ChangesRead;
 import io.kvorum.proto.replica.v1.ChangesRequest;
 import io.kvorum.proto.replica.v1.ChangesResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
@@ -14,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The change-feed protocol on the wire: the {@code Changes} call and its page of the log. */
+/** The change-feed protocol on the wire: the {@code Changes} call, its reads and their pages. */
 final class ChangesMapping {
   private ChangesMapping() {}
 
@@ -24,9 +26,9 @@ final class ChangesMapping {
 
   private static final class Read
       implements WireCodecs.Unary<
-          ChangesProtocol.Read, ChangeLog.Page, ChangesRequest, ChangesResponse> {
+          List<ChangeLog.Read>, List<ChangeLog.Page>, ChangesRequest, ChangesResponse> {
     @Override
-    public Operation<ChangesProtocol.Read, ChangeLog.Page> operation() {
+    public Operation<List<ChangeLog.Read>, List<ChangeLog.Page>> operation() {
       return ChangesProtocol.READ;
     }
 
@@ -36,57 +38,74 @@ final class ChangesMapping {
     }
 
     @Override
-    public ChangesRequest encode(ChangesProtocol.Read read) {
-      ChangesRequest.Builder request =
-          ChangesRequest.newBuilder()
-              .setStart(ProtoMapping.bytes(read.range().start().bytes()))
-              .setAfter(read.after())
-              .setLimit(read.limit());
-      read.range().end().ifPresent(end -> request.setEnd(ProtoMapping.bytes(end.bytes())));
+    public ChangesRequest encode(List<ChangeLog.Read> reads) {
+      ChangesRequest.Builder request = ChangesRequest.newBuilder();
+      for (ChangeLog.Read read : reads) {
+        ChangesRead.Builder one =
+            ChangesRead.newBuilder()
+                .setStart(ProtoMapping.bytes(read.range().start().bytes()))
+                .setAfter(read.after())
+                .setLimit(read.limit());
+        read.range().end().ifPresent(end -> one.setEnd(ProtoMapping.bytes(end.bytes())));
+        request.addReads(one);
+      }
       return request.build();
     }
 
     @Override
-    public ChangesProtocol.Read decode(ChangesRequest message) {
-      return new ChangesProtocol.Read(
-          new KeyRange(
-              ProtoMapping.key(message.getStart()),
-              message.hasEnd()
-                  ? Optional.of(ProtoMapping.key(message.getEnd()))
-                  : Optional.empty()),
-          message.getAfter(),
-          message.getLimit());
+    public List<ChangeLog.Read> decode(ChangesRequest message) {
+      List<ChangeLog.Read> reads = new ArrayList<>(message.getReadsCount());
+      for (ChangesRead read : message.getReadsList()) {
+        reads.add(
+            new ChangeLog.Read(
+                new KeyRange(
+                    ProtoMapping.key(read.getStart()),
+                    read.hasEnd()
+                        ? Optional.of(ProtoMapping.key(read.getEnd()))
+                        : Optional.empty()),
+                read.getAfter(),
+                read.getLimit()));
+      }
+      return reads;
     }
 
     @Override
-    public ChangesResponse encodeAnswer(ChangeLog.Page page) {
-      ChangesResponse.Builder answer =
-          ChangesResponse.newBuilder()
-              .setClosed(page.closed())
-              .setPurgedBefore(page.purgedBefore())
-              .setMore(page.more());
-      for (ChangeLog.Change change : page.changes()) {
-        answer.addChanges(
-            Change.newBuilder()
-                .setStamp(change.stamp())
-                .setKey(ProtoMapping.bytes(change.key().bytes()))
-                .setRecord(ProtoMapping.toProto(change.record())));
+    public ChangesResponse encodeAnswer(List<ChangeLog.Page> pages) {
+      ChangesResponse.Builder answer = ChangesResponse.newBuilder();
+      for (ChangeLog.Page page : pages) {
+        ChangesPage.Builder one =
+            ChangesPage.newBuilder()
+                .setClosed(page.closed())
+                .setPurgedBefore(page.purgedBefore())
+                .setMore(page.more());
+        for (ChangeLog.Change change : page.changes()) {
+          one.addChanges(
+              Change.newBuilder()
+                  .setStamp(change.stamp())
+                  .setKey(ProtoMapping.bytes(change.key().bytes()))
+                  .setRecord(ProtoMapping.toProto(change.record())));
+        }
+        answer.addPages(one);
       }
       return answer.build();
     }
 
     @Override
-    public ChangeLog.Page decodeAnswer(NodeId peer, ChangesResponse message) {
-      List<ChangeLog.Change> changes = new ArrayList<>(message.getChangesCount());
-      for (Change change : message.getChangesList()) {
-        changes.add(
-            new ChangeLog.Change(
-                change.getStamp(),
-                ProtoMapping.key(change.getKey()),
-                ProtoMapping.fromProto(change.getRecord())));
+    public List<ChangeLog.Page> decodeAnswer(NodeId peer, ChangesResponse message) {
+      List<ChangeLog.Page> pages = new ArrayList<>(message.getPagesCount());
+      for (ChangesPage page : message.getPagesList()) {
+        List<ChangeLog.Change> changes = new ArrayList<>(page.getChangesCount());
+        for (Change change : page.getChangesList()) {
+          changes.add(
+              new ChangeLog.Change(
+                  change.getStamp(),
+                  ProtoMapping.key(change.getKey()),
+                  ProtoMapping.fromProto(change.getRecord())));
+        }
+        pages.add(
+            new ChangeLog.Page(changes, page.getClosed(), page.getPurgedBefore(), page.getMore()));
       }
-      return new ChangeLog.Page(
-          changes, message.getClosed(), message.getPurgedBefore(), message.getMore());
+      return pages;
     }
   }
 }

@@ -1,7 +1,7 @@
 package io.kvorum.node.storage.memory;
 
 import io.kvorum.node.core.Entry;
-import io.kvorum.node.core.KeyRange;
+import io.kvorum.node.storage.ChangeBudget;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.ChangeStamps;
 import java.util.ArrayList;
@@ -16,8 +16,6 @@ import java.util.function.LongSupplier;
  * as the RocksDB engine's ({@link ChangeStamps}).
  */
 final class InMemoryChangeLog implements ChangeLog {
-  private static final int MAX_EXAMINED = 4096;
-
   private final ConcurrentSkipListMap<Long, Change> changes = new ConcurrentSkipListMap<>();
   private final ChangeStamps stamps;
   private volatile long purgedBefore;
@@ -42,25 +40,38 @@ final class InMemoryChangeLog implements ChangeLog {
   }
 
   @Override
-  public CompletableFuture<Page> read(KeyRange range, long after, int limit) {
+  public CompletableFuture<List<Page>> readAll(List<Read> reads) {
+    ChangeBudget budget = new ChangeBudget();
+    return CompletableFuture.completedFuture(reads.stream().map(r -> read(r, budget)).toList());
+  }
+
+  private Page read(Read read, ChangeBudget budget) {
     long closed = stamps.closed();
-    if (closed <= after) {
-      return CompletableFuture.completedFuture(new Page(List.of(), after, purgedBefore, false));
+    if (closed <= read.after()) {
+      return new Page(List.of(), read.after(), purgedBefore, false);
+    }
+    if (budget.spent()) {
+      return read.deferred(purgedBefore);
     }
     List<Change> page = new ArrayList<>();
-    long last = after;
+    long last = read.after();
     int examined = 0;
-    for (Map.Entry<Long, Change> e : changes.subMap(after, false, closed, true).entrySet()) {
-      if (examined == MAX_EXAMINED || page.size() == limit) {
-        return CompletableFuture.completedFuture(new Page(page, last, purgedBefore, true));
+    for (Map.Entry<Long, Change> e : changes.subMap(read.after(), false, closed, true).entrySet()) {
+      if (page.size() == read.limit() || !budget.mayExamine(examined, page.size())) {
+        return new Page(page, last, purgedBefore, true);
+      }
+      Change change = e.getValue();
+      if (read.range().contains(change.key())) {
+        if (!budget.take(change, page.size())) {
+          return new Page(page, last, purgedBefore, true);
+        }
+        page.add(change);
       }
       examined++;
+      budget.examined();
       last = e.getKey();
-      if (range.contains(e.getValue().key())) {
-        page.add(e.getValue());
-      }
     }
-    return CompletableFuture.completedFuture(new Page(page, closed, purgedBefore, false));
+    return new Page(page, closed, purgedBefore, false);
   }
 
   @Override

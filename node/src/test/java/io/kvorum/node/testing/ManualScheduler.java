@@ -1,4 +1,4 @@
-package io.kvorum.node.membership;
+package io.kvorum.node.testing;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,24 +17,25 @@ import java.util.concurrent.TimeUnit;
  * #nanoTime} is its clock, to give the code under test as its monotonic clock. Tasks given to
  * {@link #execute} are due now. Not for tasks that wait: nothing else runs meanwhile.
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class ManualScheduler extends AbstractExecutorService
+    implements ScheduledExecutorService {
   private final PriorityQueue<Task> queue = new PriorityQueue<>();
   private long now = 1_000_000_000L;
   private long queued;
   private boolean shutdown;
 
   /** The virtual clock, in nanoseconds. */
-  synchronized long nanoTime() {
+  public synchronized long nanoTime() {
     return now;
   }
 
   /** Runs every task due by now, including those the tasks run queue for now. */
-  void runReady() {
+  public void runReady() {
     advanceTo(nanoTime());
   }
 
   /** Moves the clock forward by {@code step}, running each task that falls due on the way. */
-  void advance(Duration step) {
+  public void advance(Duration step) {
     advanceTo(nanoTime() + step.toNanos());
   }
 
