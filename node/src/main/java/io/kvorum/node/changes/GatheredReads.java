@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -67,7 +68,11 @@ final class GatheredReads {
       send(member, full);
     } else if (opened) {
       Map<Read, CompletableFuture<Page>> call = reads;
-      timer.schedule(() -> flush(member, call), WINDOW.toNanos(), TimeUnit.NANOSECONDS);
+      try {
+        timer.schedule(() -> flush(member, call), WINDOW.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        flush(member, call); // the loop is stopping: no wait for company
+      }
     }
     return page;
   }

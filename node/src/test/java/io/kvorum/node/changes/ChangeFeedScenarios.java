@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -127,63 +128,141 @@ abstract class ChangeFeedScenarios {
     }
   }
 
+  /**
+   * Writers through some nodes, each writing its own keys ({@code prefix<writer>/<n % 25>}, values
+   * {@code v<n>}) at ack=2 of 3 until closed; what was acknowledged, by key, in order.
+   */
+  static final class Writers implements AutoCloseable {
+    final Map<String, List<String>> acknowledged = new ConcurrentHashMap<>();
+    private final AtomicInteger written = new AtomicInteger();
+    private final AtomicBoolean writing = new AtomicBoolean(true);
+    private final List<Thread> threads = new ArrayList<>();
+
+    Writers(TestCluster cluster, String prefix, int... via) {
+      for (int node : via) {
+        String keys = prefix + node + "/";
+        threads.add(Thread.ofVirtual().start(() -> write(cluster.client(node), keys)));
+      }
+    }
+
+    private void write(KvorumClient client, String keys) {
+      for (int n = 0; writing.get(); n++) {
+        String key = keys + (n % 25);
+        String value = "v" + n;
+        try {
+          client.put(
+              key.getBytes(StandardCharsets.UTF_8),
+              value.getBytes(StandardCharsets.UTF_8),
+              Consistency.of(2, 3));
+        } catch (RuntimeException e) {
+          pause(); // not acknowledged: nothing promised
+          continue;
+        }
+        acknowledged.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(value);
+        written.incrementAndGet();
+      }
+    }
+
+    private static void pause() {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /** Returns once {@code count} more writes were acknowledged. */
+    void awaitMore(int count) {
+      int now = written.get();
+      await().atMost(WAIT).until(() -> written.get() >= now + count);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      writing.set(false);
+      for (Thread thread : threads) {
+        thread.join();
+      }
+    }
+  }
+
+  /**
+   * Every write {@code writers} had acknowledged appears in {@code feed}, and per key the values
+   * ({@code v<n>}, n growing) never go backwards.
+   */
+  static void assertEverySeenInOrder(FeedReader feed, Writers writers) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              Map<String, List<String>> seen = byKey(feed.changes());
+              writers.acknowledged.forEach(
+                  (key, values) -> assertThat(seen.get(key)).as(key).containsAll(values));
+            });
+    byKey(feed.changes())
+        .forEach(
+            (key, values) ->
+                assertThat(values)
+                    .as(key)
+                    .extracting(v -> Integer.parseInt(v.substring(1)))
+                    .isSorted());
+  }
+
   @Test
   void everyAcknowledgedWriteAppearsWhileANodeStops() throws Exception {
     try (TestCluster cluster = clusters().start(3);
         FeedReader feed = FeedReader.open(uri(cluster, 1), "start=" + q("w/"))) {
-      Map<String, List<String>> acknowledged = new ConcurrentHashMap<>();
-      AtomicBoolean writing = new AtomicBoolean(true);
-      AtomicInteger written = new AtomicInteger();
-      List<Thread> writers = new ArrayList<>();
-      for (int w = 0; w < 2; w++) {
-        int via = 1 + w; // node 3 stops
-        int writer = w;
-        writers.add(
-            Thread.ofVirtual()
-                .start(
-                    () -> {
-                      KvorumClient client = cluster.client(via);
-                      for (int n = 0; writing.get(); n++) {
-                        String key = "w/" + writer + "/" + (n % 25);
-                        String value = "v" + n;
-                        try {
-                          client.put(
-                              key.getBytes(StandardCharsets.UTF_8),
-                              value.getBytes(StandardCharsets.UTF_8),
-                              Consistency.of(2, 3));
-                        } catch (RuntimeException e) {
-                          continue; // not acknowledged: nothing promised
-                        }
-                        acknowledged.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
-                        written.incrementAndGet();
-                      }
-                    }));
+      Writers writers = new Writers(cluster, "w/", 1, 2); // node 3 stops
+      try (writers) {
+        writers.awaitMore(100);
+        cluster.stop(3);
+        writers.awaitMore(100);
       }
-      await().atMost(WAIT).until(() -> written.get() > 100);
-      cluster.stop(3);
-      int atStop = written.get();
-      await().atMost(WAIT).until(() -> written.get() > atStop + 100);
-      writing.set(false);
-      for (Thread writer : writers) {
-        writer.join();
-      }
+      assertEverySeenInOrder(feed, writers);
+    }
+  }
 
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                Map<String, List<String>> seen = byKey(feed.changes());
-                acknowledged.forEach(
-                    (key, values) -> assertThat(seen.get(key)).as(key).containsAll(values));
-              });
-      // Per key, the values (v<n>, n growing) never go backwards.
-      byKey(feed.changes())
-          .forEach(
-              (key, values) ->
-                  assertThat(values)
-                      .as(key)
-                      .extracting(v -> Integer.parseInt(v.substring(1)))
-                      .isSorted());
+  @Test
+  void everyAcknowledgedWriteAppearsAcrossPartitionsOfTheFeedsNodeAndOfAnother() throws Exception {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 1), "start=" + q("p/"))) {
+      await().atMost(WAIT).until(() -> feed.lastCursor().isPresent());
+      Writers writers = new Writers(cluster, "p/", 1, 2, 3);
+      try (writers) {
+        writers.awaitMore(50);
+        cluster.isolate(1); // the feed's own node: the others' writes reach it after the heal
+        writers.awaitMore(50);
+        cluster.heal();
+        writers.awaitMore(50);
+        cluster.partition(1, 3); // a member the feed's node cannot reach
+        writers.awaitMore(50);
+        cluster.heal();
+        writers.awaitMore(50);
+      }
+      assertEverySeenInOrder(feed, writers);
+    }
+  }
+
+  @Test
+  void everyAcknowledgedWriteAppearsAcrossAJoinAlsoThroughTheNewNode() throws Exception {
+    try (TestCluster cluster = clusters().start(3);
+        FeedReader feed = FeedReader.open(uri(cluster, 1), "start=" + q("j/"))) {
+      await().atMost(WAIT).until(() -> feed.lastCursor().isPresent());
+      Writers writers = new Writers(cluster, "j/", 1, 2, 3);
+      int joined;
+      try (writers) {
+        writers.awaitMore(50);
+        joined = cluster.join(2);
+        writers.awaitMore(50);
+        cluster.node(joined).ready().get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        writers.awaitMore(50);
+      }
+      Writers throughNew = new Writers(cluster, "j/", joined);
+      try (throughNew) {
+        throughNew.awaitMore(50);
+      }
+      assertEverySeenInOrder(feed, writers);
+      assertEverySeenInOrder(feed, throughNew);
     }
   }
 
@@ -195,7 +274,7 @@ abstract class ChangeFeedScenarios {
                 .seeds("127.0.0.1:" + cluster.node(1).port(), "127.0.0.1:" + cluster.node(2).port())
                 .discovery(false)
                 .build()) {
-      List<ChangeEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<ChangeEvent> events = new CopyOnWriteArrayList<>();
       try (ChangeWatch watch =
           client.watch("cw/".getBytes(StandardCharsets.UTF_8), null, null, events::add)) {
         await().atMost(WAIT).until(() -> watch.cursor() != null);
