@@ -24,11 +24,12 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The change log in the {@code changes} column family: its key is the change's stamp (8 bytes
- * big-endian, so RocksDB's order is arrival order), its value the record's key length (4 bytes),
- * the key, and the record in {@link RecordCodec}'s form. A logged record and its change are put in
- * the same {@link WriteBatch}, so they are visible, durable and lost together. Purged by a range
- * delete of the stamps before the retention. Callers run these methods on the engine's executor
- * under its open-engine guard, except {@link #log}, which runs in the writer's batch.
+ * big-endian, so RocksDB's order is arrival order) followed by the record's key, its value the
+ * record in {@link RecordCodec}'s form; so a read filters by range on the keys alone, and copies a
+ * value out of RocksDB only for a change it returns. A logged record and its change are put in the
+ * same {@link WriteBatch}, so they are visible, durable and lost together. Purged by a range delete
+ * of the stamps before the retention. Callers run these methods on the engine's executor under its
+ * open-engine guard, except {@link #log}, which runs in the writer's batch.
  */
 final class ChangeColumn {
   private final RocksDB db;
@@ -91,7 +92,7 @@ final class ChangeColumn {
       for (Write w : group) {
         if (w.logged) {
           for (EncodedRecord r : w.records) {
-            batch.put(column, stampKey(stamp++), entry(r));
+            batch.put(column, changeKey(stamp++, r.key()), r.bytes());
           }
         }
       }
@@ -126,9 +127,11 @@ final class ChangeColumn {
           more = true;
           break;
         }
-        long stamp = ByteBuffer.wrap(it.key()).getLong();
-        Change change = decode(stamp, it.value());
-        if (read.range().contains(change.key())) {
+        byte[] entry = it.key();
+        long stamp = ByteBuffer.wrap(entry).getLong();
+        Key key = Key.of(Arrays.copyOfRange(entry, Long.BYTES, entry.length));
+        if (read.range().contains(key)) {
+          Change change = new Change(stamp, key, RecordCodec.decode(it.value()));
           if (!budget.take(change, changes.size())) {
             more = true;
             break;
@@ -153,20 +156,9 @@ final class ChangeColumn {
     return ByteBuffer.allocate(Long.BYTES).putLong(stamp).array();
   }
 
-  private static byte[] entry(EncodedRecord r) {
-    byte[] key = r.key().bytes();
-    return ByteBuffer.allocate(Integer.BYTES + key.length + r.bytes().length)
-        .putInt(key.length)
-        .put(key)
-        .put(r.bytes())
-        .array();
-  }
-
-  private static Change decode(long stamp, byte[] value) {
-    ByteBuffer buffer = ByteBuffer.wrap(value);
-    int keyLength = buffer.getInt();
-    byte[] key = Arrays.copyOfRange(value, Integer.BYTES, Integer.BYTES + keyLength);
-    byte[] record = Arrays.copyOfRange(value, Integer.BYTES + keyLength, value.length);
-    return new Change(stamp, Key.of(key), RecordCodec.decode(record));
+  /** The key of the change stamped {@code stamp} to {@code key}. */
+  private static byte[] changeKey(long stamp, Key key) {
+    byte[] bytes = key.bytes();
+    return ByteBuffer.allocate(Long.BYTES + bytes.length).putLong(stamp).put(bytes).array();
   }
 }
