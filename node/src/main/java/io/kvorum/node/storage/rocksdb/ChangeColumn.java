@@ -146,10 +146,27 @@ final class ChangeColumn {
     return new Page(changes, more ? last : closed, purgedBefore, more);
   }
 
-  /** Deletes the changes stamped before {@code before}. */
+  /**
+   * Deletes the changes stamped before {@code before}: drops the files that hold only such changes,
+   * then range-deletes the rest from the oldest change still there. Nothing is written when no
+   * change is that old: a range delete reaching below the oldest change would make the next flushed
+   * file span every stamp, and each minute's purge would then have the compactions rewrite the
+   * whole log. Readers learn of the purge before anything is deleted ({@link Page#purgedBefore}).
+   */
   void purge(long before) throws RocksDBException {
-    db.deleteRange(column, writes, stampKey(0), stampKey(before));
     purgedBefore = Math.max(purgedBefore, before);
+    long oldest;
+    try (RocksIterator it = db.newIterator(column)) {
+      it.seekToFirst();
+      oldest = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
+    }
+    if (oldest >= before) {
+      return;
+    }
+    byte[] from = stampKey(oldest);
+    byte[] to = stampKey(before);
+    db.deleteFilesInRanges(column, List.of(from, to), false);
+    db.deleteRange(column, writes, from, to);
   }
 
   private static byte[] stampKey(long stamp) {

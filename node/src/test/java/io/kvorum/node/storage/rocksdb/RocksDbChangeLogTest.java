@@ -60,6 +60,28 @@ class RocksDbChangeLogTest extends ChangeLogContract {
   }
 
   @Test
+  void aPurgeWritesNothingWhenNoChangeIsOldEnoughAndDeletesOnlyFromTheOldestChange()
+      throws Exception {
+    RocksDbStorageEngine rocks = (RocksDbStorageEngine) engine;
+    put(key("a"), value(1, "x"));
+    long stamp = readAll(KeyRange.from(Key.of(new byte[] {0})), 0).get(0).stamp();
+    long sequence = rocks.db().getLatestSequenceNumber();
+
+    await(engine.changes().purge(stamp));
+
+    assertThat(rocks.db().getLatestSequenceNumber())
+        .as("no range delete below the oldest change (it would span every later flushed file)")
+        .isEqualTo(sequence);
+    assertThat(readAll(KeyRange.from(Key.of(new byte[] {0})), 0)).hasSize(1);
+
+    await(engine.changes().purge(stamp + 1));
+
+    assertThat(readAll(KeyRange.from(Key.of(new byte[] {0})), 0)).isEmpty();
+    assertThat(await(engine.changes().read(KeyRange.from(key("a")), 0, 10)).purgedBefore())
+        .isEqualTo(stamp + 1);
+  }
+
+  @Test
   void theLogSurvivesAReopenAndStampsGoOnAfterIt() {
     put(key("a"), value(1, "x"));
     long first = readAll(KeyRange.from(Key.of(new byte[] {0})), 0).get(0).stamp();
