@@ -15,6 +15,7 @@ public final class ChangeStamps {
   private final LongSupplier wallMillis;
   private final TreeSet<Long> writing = new TreeSet<>();
   private long last;
+  private volatile long newest;
 
   /**
    * @param wallMillis the node's wall clock, Unix milliseconds
@@ -23,6 +24,7 @@ public final class ChangeStamps {
   public ChangeStamps(LongSupplier wallMillis, long last) {
     this.wallMillis = wallMillis;
     this.last = last;
+    this.newest = last;
   }
 
   /** The stamp of a wall-clock time, below every stamp issued at or after it. */
@@ -34,6 +36,7 @@ public final class ChangeStamps {
   public synchronized long take(int count) {
     long first = Math.max(last + 1, of(wallMillis.getAsLong()));
     last = first + count - 1;
+    newest = last;
     writing.add(first);
     return first;
   }
@@ -41,6 +44,15 @@ public final class ChangeStamps {
   /** The write that took stamps from {@code first} is visible now, or failed. */
   public synchronized void release(long first) {
     writing.remove(first);
+  }
+
+  /**
+   * The greatest stamp taken so far (or the log held at the start). Asked after {@link #closed}:
+   * when it is at most a read's position, nothing was written between that position and the closed
+   * stamp, and the read needs no look at the log.
+   */
+  public long newest() {
+    return newest;
   }
 
   /**

@@ -112,6 +112,9 @@ final class ChangeColumn {
     if (closed <= read.after()) {
       return new Page(List.of(), read.after(), purgedBefore, false);
     }
+    if (stamps.newest() <= read.after()) {
+      return new Page(List.of(), closed, purgedBefore, false); // nothing written since: no iterator
+    }
     if (budget.spent()) {
       return read.deferred(purgedBefore);
     }
