@@ -7,7 +7,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.testing.FeedReader;
+import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -35,6 +39,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * AntiEntropyProcessIT, ClockSkewProcessIT) and, for the image, by ChartClusterIT (a pod killed and
  * one deleted gracefully, each back on its claim); docs/testing.md says which shows what.
  *
+ * <p>Each step's keys are watched by two change feeds opened before its load, on node-0 and on
+ * node-2 (the node each step breaks): each must show every acknowledged write, in each key's order,
+ * whatever the step did to node-2 (SPEC §12).
+ *
  * <p>One cluster goes through the steps in order, node-2's data on a 64 MiB tmpfs throughout (only
  * the full-disk step fills it). Each step starts from three nodes up with no hint pending and
  * leaves them so, but the last, which stops two nodes to read the third alone; once a step failed,
@@ -56,6 +64,9 @@ class FaultScenariosIT {
 
   private int steps;
 
+  /** Change feeds on the step's keys (SPEC §12), opened before its load: on node-0 and node-2. */
+  private final List<FeedReader> feeds = new ArrayList<>();
+
   /** A step began and did not end: the cluster may not be what the next step starts from. */
   private boolean broken;
 
@@ -72,6 +83,14 @@ class FaultScenariosIT {
     Assumptions.assumeFalse(broken, "an earlier step failed, leaving the cluster in another state");
     broken = true;
     keys = "step" + ++steps + "-w";
+    for (int node : List.of(0, 2)) {
+      FeedReader feed =
+          FeedReader.open(
+              URI.create("http://127.0.0.1:" + cluster.node(node).httpPort() + "/"),
+              "start=" + keys + "&end=step" + steps + "-x");
+      assertThat(feed.status()).as("node-%d's feed", node).isEqualTo(200);
+      feeds.add(feed);
+    }
     load = new QuorumLoad(cluster, 4, 100, keys);
   }
 
@@ -81,6 +100,8 @@ class FaultScenariosIT {
       load.close();
       load = null;
     }
+    feeds.forEach(FeedReader::close);
+    feeds.clear();
   }
 
   @AfterAll
@@ -257,10 +278,13 @@ class FaultScenariosIT {
         .collect(Collectors.joining("\n"));
   }
 
+  /** Every acknowledged write is read at quorum, and shown by both feeds in each key's order. */
   private void check(History history, NodeContainer reader) {
     try (KvorumClient client = reader.client()) {
       report("read at 2/3 through " + reader.name(), history.verify(client, QuorumLoad.QUORUM));
     }
+    history.assertShownBy(feeds.get(0), "[" + scenario + "] node-0's feed");
+    history.assertShownBy(feeds.get(1), "[" + scenario + "] node-2's feed");
   }
 
   private void report(String how, History.Verdict verdict) {

@@ -1,13 +1,18 @@
 package io.kvorum.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.FeedReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.awaitility.Awaitility;
 
 /**
  * What clients asked of the cluster and what it acknowledged. Each key is written by one client
@@ -27,6 +32,46 @@ final class History {
   /** Called by the key's owning thread only, in the order its writes were made. */
   void record(String key, String value, boolean acknowledged) {
     writes.computeIfAbsent(key, k -> new ArrayList<>()).add(new Write(value, acknowledged));
+  }
+
+  /** The acknowledged writes of each key, in order: values, null for a delete. */
+  Map<String, List<String>> acknowledgedWrites() {
+    Map<String, List<String>> acknowledged = new java.util.HashMap<>();
+    writes.forEach(
+        (key, history) ->
+            history.stream()
+                .filter(Write::acknowledged)
+                .forEach(
+                    write ->
+                        acknowledged
+                            .computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(write.value())));
+    return acknowledged;
+  }
+
+  /** A value's place in its writer's sequence: values are {@code <writer name>-<n>}. */
+  static long place(String value) {
+    return Long.parseLong(value.substring(value.lastIndexOf('-') + 1));
+  }
+
+  /**
+   * Waits until {@code feed}, opened before this history's first write, has shown every
+   * acknowledged write, and checks that no key's values went backwards in it (SPEC §12).
+   */
+  void assertShownBy(FeedReader feed, String name) {
+    Map<String, List<String>> acknowledged = acknowledgedWrites();
+    Awaitility.await("every acknowledged write shown by " + name)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(feed.missing(acknowledged))
+                    .as("acknowledged writes %s did not show", name)
+                    .isEmpty());
+    assertThat(feed.outOfOrder(History::place)).as("keys out of order in " + name).isEmpty();
+    System.out.printf(
+        "%s showed %d changes, every one of %d acknowledged writes among them%n",
+        name, feed.changes().size(), acknowledged.values().stream().mapToInt(List::size).sum());
   }
 
   long acknowledged() {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.testing.FeedReader;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +23,8 @@ import org.testcontainers.containers.Container;
  * load at quorum. A node joins a three-node cluster ({@code KVORUM_JOIN}, as a pod beyond the
  * chart's seed set starts), then leaves it again by {@code kvorum-node decommission} run inside its
  * container, as an operator runs it with {@code kubectl exec}. The history is checked as in {@link
- * FaultScenariosIT}: every write acknowledged at quorum reads back at quorum.
+ * FaultScenariosIT}: every write acknowledged at quorum reads back at quorum, and a change feed
+ * opened on node-0 before the load showed each of them in its key's order.
  */
 @RequiresDocker
 class MembershipScenariosIT {
@@ -32,6 +35,7 @@ class MembershipScenariosIT {
   private DockerCluster cluster;
   private QuorumLoad load;
   private NodeContainer left;
+  private FeedReader feed;
 
   @BeforeEach
   void start() {
@@ -43,6 +47,9 @@ class MembershipScenariosIT {
   void stop() throws InterruptedException {
     if (load != null) {
       load.close();
+    }
+    if (feed != null) {
+      feed.close();
     }
     if (left != null) {
       left.close();
@@ -63,6 +70,12 @@ class MembershipScenariosIT {
         client.put(utf8(seeded.get(i)), utf8("v" + i), Consistency.of(3, 3));
       }
     }
+    // A change feed on the load's keys (SPEC §12), opened before it on node-0, must show every
+    // acknowledged write across the join and the decommission.
+    feed =
+        FeedReader.open(
+            URI.create("http://127.0.0.1:" + cluster.node(0).httpPort() + "/"), "start=w&end=x");
+    assertThat(feed.status()).isEqualTo(200);
     // The load goes through the three original nodes only, whatever joins or leaves.
     load = new QuorumLoad(cluster.first(3), 4, 100);
     load.awaitAcknowledged(QuorumLoad.PHASE);
@@ -101,6 +114,7 @@ class MembershipScenariosIT {
     for (int i = 0; i < 3; i++) {
       cluster.awaitHintsDelivered(i);
     }
+    history.assertShownBy(feed, "[membership] node-0's feed");
     for (int through = 0; through < 3; through++) {
       try (KvorumClient client = cluster.client(through)) {
         History.Verdict verdict = history.verify(client, QuorumLoad.QUORUM);

@@ -1,35 +1,38 @@
 package io.kvorum.node.changes;
 
 import io.kvorum.node.core.FeedException;
-import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
-import io.kvorum.node.core.Version;
+import io.kvorum.node.core.PlantedBug;
 import io.kvorum.node.storage.ChangeLog;
-import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
+import io.kvorum.node.storage.ChangeStamps;
 import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * One change feed (SPEC §12): reads the change log of every member from a position, merges the
  * changes by arrival stamp, and sends a change once it is at or below the watermark: the lowest
  * stamp up to which every member taking part has answered complete ({@link Page#closed}), so no
  * later arrival at those members precedes it. A member the transport cannot reach, or that has
- * failed for longer than {@link FeedSettings#memberGrace}, takes no part until it answers again;
- * its changes then come late (every acknowledged write reached other replicas too, or comes to them
- * as a hint, stamped on arrival). Within the feed a key's versions only grow: a change no newer
- * than the last one sent for its key is dropped (duplicates from several replicas, a late older
- * version). Progress events carry the watermark every {@link FeedSettings#progressInterval}.
+ * failed for longer than {@link FeedSettings#memberGrace}, takes no part until it answers again,
+ * but only while the members left out hold no majority of any key's replicas ({@link
+ * Logs#mayGoWithout}): then every write a majority of its replicas acknowledged is on a member
+ * taking part. Otherwise (this node cut off from the others, two of three replicas down) the
+ * watermark waits for them. The changes of a member left out come late. Changes are sent in the
+ * order of {@link FeedOrder}: once the watermark is past them by the spread of the members' clocks,
+ * each key's versions never going back. Progress events carry the watermark every {@link
+ * FeedSettings#progressInterval}.
  *
  * <p>The consumer is never waited for: events wait in a bounded queue while it cannot take them,
  * and a consumer that lets more than {@link FeedSettings#maxQueuedEvents} wait, or takes nothing
@@ -37,9 +40,6 @@ import java.util.concurrent.TimeUnit;
  * to the executor given (a connection's event loop); never blocks it.
  */
 public final class ChangeFeed {
-  /** Keys whose newest version a feed remembers: beyond, the least recently sent are forgotten. */
-  static final int REMEMBERED_KEYS = 100_000;
-
   /** The consumer, called on the feed's executor. */
   public interface Sink {
     /** Whether the consumer can take an event now. */
@@ -58,8 +58,29 @@ public final class ChangeFeed {
   interface Logs {
     List<NodeId> members();
 
-    /** Whether {@code member} is worth asking now (reachable, as the transport sees it). */
+    /**
+     * Whether {@code member}'s log takes part now: reachable, as the transport sees it, and its
+     * clock within the max offset of this node's (its stamps order with the others').
+     */
     boolean reachable(NodeId member);
+
+    /**
+     * Whether the watermark may pass changes {@code absent} members may hold: they hold no majority
+     * of any key's replicas, so each write a majority acknowledged is on a member that answered.
+     */
+    boolean mayGoWithout(Set<NodeId> absent);
+
+    /**
+     * How far apart, in stamps, the members' clocks are now: a change is sent only once the
+     * watermark is past it by the greatest spread measured since it was logged ({@link FeedOrder}).
+     */
+    long clockSpread();
+
+    /**
+     * Why this node's clock cannot order the members' logs now (it is beyond the max offset from a
+     * majority of them), or empty: the feed then ends, to be resumed on another node.
+     */
+    Optional<? extends RuntimeException> clockRefusal();
 
     CompletableFuture<Page> read(NodeId member, ChangeLog.Read read);
   }
@@ -70,19 +91,12 @@ public final class ChangeFeed {
   private final Sink sink;
   private final FeedSettings settings;
   private final FeedMetrics metrics;
+  private final LongSupplier nanoTime;
   private final long start;
   private final long margin;
   private final Map<NodeId, Member> members = new HashMap<>();
-  private final PriorityQueue<Change> pending =
-      new PriorityQueue<>(Comparator.comparingLong(Change::stamp));
+  private final FeedOrder order;
   private final ArrayDeque<FeedEvent> out = new ArrayDeque<>();
-  private final Map<Key, Version> sent =
-      new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, Version> eldest) {
-          return size() > REMEMBERED_KEYS;
-        }
-      };
   private volatile long watermark;
   private long cursor;
   private long lastProgressNanos;
@@ -96,12 +110,18 @@ public final class ChangeFeed {
     long after;
     long failingSinceNanos = -1;
 
+    /**
+     * The watermark passed up to here while this member took no part: its changes there are late.
+     */
+    long lateUpTo = Long.MIN_VALUE;
+
     Member(long after) {
       this.after = after;
     }
   }
 
   /**
+   * @param nanoTime monotonic time, as {@code loop} keeps it (a simulation's virtual time)
    * @param start the stamp after which the feed reads every member's log
    * @param cursor the cursor the feed starts from: nothing at or before it remains to be sent
    */
@@ -112,6 +132,7 @@ public final class ChangeFeed {
       Sink sink,
       FeedSettings settings,
       FeedMetrics metrics,
+      LongSupplier nanoTime,
       long start,
       long cursor) {
     this.range = range;
@@ -120,6 +141,8 @@ public final class ChangeFeed {
     this.sink = sink;
     this.settings = settings;
     this.metrics = metrics;
+    this.nanoTime = nanoTime;
+    this.order = new FeedOrder(ChangeStamps.of(FeedOrder.CLOCK_SLACK.toMillis()));
     this.start = start;
     this.margin = cursor - start;
     this.watermark = cursor;
@@ -128,7 +151,7 @@ public final class ChangeFeed {
 
   /** Starts reading; call on the feed's executor. */
   void start() {
-    lastProgressNanos = System.nanoTime();
+    lastProgressNanos = nanoTime.getAsLong();
     metrics.opened(this);
     // The client learns where the feed starts before any change: its cursor to resume from.
     out.add(new FeedEvent.Progress(cursor));
@@ -138,7 +161,10 @@ public final class ChangeFeed {
     long poll = settings.pollInterval().toNanos();
     timer =
         loop.scheduleAtFixedRate(
-            this::read, poll - Math.floorMod(System.nanoTime(), poll), poll, TimeUnit.NANOSECONDS);
+            this::read,
+            poll - Math.floorMod(nanoTime.getAsLong(), poll),
+            poll,
+            TimeUnit.NANOSECONDS);
   }
 
   /** The consumer can take events again: sends what waits. Call on the feed's executor. */
@@ -176,7 +202,7 @@ public final class ChangeFeed {
         timer.cancel(false);
       }
       out.clear();
-      pending.clear();
+      order.clear();
       metrics.closed(this);
     }
   }
@@ -210,10 +236,17 @@ public final class ChangeFeed {
     if (ended) {
       return;
     }
-    long nanos = System.nanoTime();
+    Optional<? extends RuntimeException> refusal = logs.clockRefusal();
+    if (refusal.isPresent()) {
+      end(refusal.get());
+      return;
+    }
+    long nanos = nanoTime.getAsLong();
     long closed = Long.MAX_VALUE;
     boolean complete = true;
     boolean more = false;
+    Set<NodeId> absent = new HashSet<>();
+    Map<Member, Page> pages = new HashMap<>();
     for (NodeId id : asked) {
       Member member = members.get(id);
       CompletableFuture<Page> read = reads.get(id);
@@ -224,6 +257,7 @@ public final class ChangeFeed {
         }
         boolean waited = read != null && nanos - member.failingSinceNanos < grace();
         complete &= !waited;
+        absent.add(id);
         continue;
       }
       member.failingSinceNanos = -1;
@@ -231,14 +265,18 @@ public final class ChangeFeed {
         end(expired());
         return;
       }
-      pending.addAll(page.changes());
+      pages.put(member, page);
       member.after = Math.max(member.after, page.closed());
       closed = Math.min(closed, page.closed());
       more |= page.more();
     }
+    complete &=
+        absent.isEmpty() || PlantedBug.FEED_PAST_A_MAJORITY.planted() || logs.mayGoWithout(absent);
     if (complete && closed != Long.MAX_VALUE && closed > watermark) {
       watermark = closed;
+      absent.forEach(id -> members.get(id).lateUpTo = watermark);
     }
+    pages.forEach((member, page) -> order.add(page.changes(), member.lateUpTo, watermark));
     emit(nanos);
     flush();
     if (more && !ended && out.size() < settings.maxQueuedEvents()) {
@@ -251,19 +289,18 @@ public final class ChangeFeed {
   }
 
   private void emit(long nanos) {
-    while (!pending.isEmpty() && pending.peek().stamp() <= watermark) {
-      Change change = pending.poll();
-      Version newest = sent.get(change.key());
-      if (newest != null && change.record().version().compareTo(newest) <= 0) {
-        continue;
-      }
-      sent.put(change.key(), change.record().version());
-      cursor = Math.max(cursor, change.stamp());
-      out.add(new FeedEvent.Changed(change.key(), change.record(), cursor));
-    }
+    long holdBack =
+        order.release(
+            watermark,
+            logs.clockSpread(),
+            change -> {
+              // Past this change, not past one not sent yet (it may be sent ahead of its turn).
+              cursor = Math.max(cursor, Math.min(change.stamp(), order.oldestUnsent() - 1));
+              out.add(new FeedEvent.Changed(change.key(), change.record(), cursor));
+            });
     if (nanos - lastProgressNanos >= settings.progressInterval().toNanos()) {
       lastProgressNanos = nanos;
-      cursor = Math.max(cursor, watermark);
+      cursor = Math.max(cursor, Math.min(watermark - holdBack, order.oldestUnsent() - 1));
       out.add(new FeedEvent.Progress(cursor));
     }
   }
@@ -282,7 +319,7 @@ public final class ChangeFeed {
     if (any) {
       sink.sent();
     }
-    long nanos = System.nanoTime();
+    long nanos = nanoTime.getAsLong();
     if (out.isEmpty()) {
       stalledSinceNanos = -1;
       return;

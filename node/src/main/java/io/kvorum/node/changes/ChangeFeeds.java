@@ -1,5 +1,6 @@
 package io.kvorum.node.changes;
 
+import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.FeedException;
 import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.KeyRange;
@@ -7,14 +8,18 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.ChangeStamps;
+import io.kvorum.node.topology.Owners;
+import io.kvorum.node.topology.Placement;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -23,35 +28,39 @@ import java.util.function.Supplier;
  */
 public final class ChangeFeeds implements AutoCloseable {
   private final NodeId self;
-  private final Supplier<List<NodeId>> members;
+  private final Supplier<Owners> owners;
+  private final int replicationFactor;
   private final PeerTransport transport;
   private final ChangeLog local;
   private final FeedSettings settings;
-  private final LongSupplier wallMillis;
+  private final Clocks clocks;
   private final FeedMetrics metrics;
   private final GatheredReads reads;
   private volatile boolean closed;
 
   /**
-   * @param members the members of the cluster now, whose logs a feed reads
+   * @param owners the placement of keys on the members now, whose logs a feed reads
+   * @param replicationFactor a key's replicas when a request does not say
    * @param local this node's change log
-   * @param wallMillis the node's wall clock, Unix milliseconds
+   * @param clocks the node's clocks, as feeds read them
    */
   public ChangeFeeds(
       NodeId self,
-      Supplier<List<NodeId>> members,
+      Supplier<Owners> owners,
+      int replicationFactor,
       PeerTransport transport,
       ChangeLog local,
       FeedSettings settings,
-      LongSupplier wallMillis,
+      Clocks clocks,
       MeterRegistry registry) {
     this.self = self;
-    this.members = members;
+    this.owners = owners;
+    this.replicationFactor = replicationFactor;
     this.transport = transport;
     this.local = local;
     this.settings = settings;
-    this.wallMillis = wallMillis;
-    this.metrics = new FeedMetrics(registry, wallMillis);
+    this.clocks = clocks;
+    this.metrics = new FeedMetrics(registry, clocks.wallMillis());
     this.reads =
         new GatheredReads(
             (member, asked) ->
@@ -61,12 +70,31 @@ public final class ChangeFeeds implements AutoCloseable {
   }
 
   /**
+   * The clocks a node's feeds read.
+   *
+   * @param wallMillis the node's wall clock, Unix milliseconds
+   * @param nanoTime the node's monotonic time, as the feeds' executors keep it
+   * @param spreadMillis how far apart the members' clocks within the max offset may be now ({@code
+   *     ClockOffsets.spreadMillis}); the margin caps it
+   * @param beyondMax whether a member's clock is further from this node's than the max offset: its
+   *     log takes no part in feeds until it is back within
+   * @param refusal why this node's own clock is out (beyond the max offset from a majority of its
+   *     peers, {@code ClockOffsets.refusal}): it serves no feed meanwhile
+   */
+  public record Clocks(
+      LongSupplier wallMillis,
+      LongSupplier nanoTime,
+      LongSupplier spreadMillis,
+      Predicate<NodeId> beyondMax,
+      Supplier<Optional<ClockOffsetException>> refusal) {}
+
+  /**
    * A cursor for now: a feed from it misses no change that arrives after this call (a range read
    * answers it before it scans); empty when this node captures no changes.
    */
   public Optional<String> now() {
     return local.captures()
-        ? Optional.of(Cursors.format(ChangeStamps.of(wallMillis.getAsLong())))
+        ? Optional.of(Cursors.format(ChangeStamps.of(clocks.wallMillis().getAsLong())))
         : Optional.empty();
   }
 
@@ -79,11 +107,16 @@ public final class ChangeFeeds implements AutoCloseable {
    * @throws FeedException CURSOR_EXPIRED if {@code since} is older than the retention, NOT_CAPTURED
    *     if this node captures no changes
    * @throws UnavailableException if the node is stopping
+   * @throws ClockOffsetException if this node's clock is beyond the max offset from most peers
    */
   public ChangeFeed open(
       KeyRange range, Optional<String> since, ScheduledExecutorService loop, ChangeFeed.Sink sink) {
     if (closed) {
       throw new UnavailableException("the node is shutting down");
+    }
+    Optional<ClockOffsetException> refusal = clocks.refusal().get();
+    if (refusal.isPresent()) {
+      throw refusal.get();
     }
     if (!local.captures()) {
       throw new FeedException(
@@ -92,19 +125,27 @@ public final class ChangeFeeds implements AutoCloseable {
               + " it with a positive --change-retention, or follow the feed through a node that"
               + " captures");
     }
-    long now = ChangeStamps.of(wallMillis.getAsLong());
+    long now = ChangeStamps.of(clocks.wallMillis().getAsLong());
     long margin = ChangeStamps.of(settings.margin().toMillis());
     long cursor = since.map(c -> Cursors.parse("since", c)).orElse(now);
     check(cursor, now, margin);
     ChangeFeed feed =
         new ChangeFeed(
-            range, new Logs(loop), loop, sink, settings, metrics, cursor - margin, cursor);
+            range,
+            new Logs(loop),
+            loop,
+            sink,
+            settings,
+            metrics,
+            clocks.nanoTime(),
+            cursor - margin,
+            cursor);
     feed.start();
     return feed;
   }
 
   private void check(long cursor, long now, long margin) {
-    long oldest = wallMillis.getAsLong() - settings.retention().toMillis();
+    long oldest = clocks.wallMillis().getAsLong() - settings.retention().toMillis();
     if (Cursors.millis(cursor) < oldest) {
       throw new FeedException(
           FeedException.Reason.CURSOR_EXPIRED,
@@ -146,12 +187,31 @@ public final class ChangeFeeds implements AutoCloseable {
 
     @Override
     public List<NodeId> members() {
-      return members.get();
+      return owners.get().state().ids();
+    }
+
+    @Override
+    public long clockSpread() {
+      return ChangeStamps.of(
+          Math.min(clocks.spreadMillis().getAsLong(), settings.margin().toMillis()));
+    }
+
+    @Override
+    public Optional<ClockOffsetException> clockRefusal() {
+      return clocks.refusal().get();
+    }
+
+    @Override
+    public boolean mayGoWithout(Set<NodeId> absent) {
+      Placement placement = owners.get().readPlacement();
+      int from = Math.min(replicationFactor, placement.clusterSize());
+      return placement.mostReplicasAmong(absent, from) < from / 2 + 1;
     }
 
     @Override
     public boolean reachable(NodeId member) {
-      return member.equals(self) || transport.state(member).reachable();
+      return member.equals(self)
+          || (transport.state(member).reachable() && !clocks.beyondMax().test(member));
     }
 
     @Override

@@ -207,6 +207,30 @@ public final class ClockOffsets {
   }
 
   /**
+   * How far apart the clocks of this node and its measured peers within the max offset may be now,
+   * uncertainty included: the greatest peer offset above this node's clock minus the least below
+   * it, in milliseconds (0 with no peer measured).
+   */
+  public long spreadMillis() {
+    long ahead = 0;
+    long behind = 0;
+    for (Measurement m : measured.values()) {
+      Offset o = now(m);
+      if (o.beyond(maxMillis)) {
+        continue;
+      }
+      ahead = Math.max(ahead, o.offsetMillis() + o.uncertaintyMillis());
+      behind = Math.min(behind, o.offsetMillis() - o.uncertaintyMillis());
+    }
+    return ahead - behind;
+  }
+
+  /** Whether {@code peer}'s clock is certainly further from this node's than the max offset. */
+  public boolean beyondMax(NodeId peer) {
+    return offset(peer).map(o -> o.beyond(maxMillis)).orElse(false);
+  }
+
+  /**
    * Why this node must not version writes now, or empty when it may: its clock is beyond the max
    * offset from a majority of its peers, or its clock runs further ahead of its wall clock.
    */

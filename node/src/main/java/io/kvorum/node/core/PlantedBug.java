@@ -27,7 +27,13 @@ public enum PlantedBug {
    */
   UNSAFE_PAXOS_PURGE,
   /** A dead record is purged once past the grace, without waiting for two full repair rounds. */
-  PURGE_BEFORE_REPAIR;
+  PURGE_BEFORE_REPAIR,
+  /**
+   * A change feed's watermark passes the members left out of it (unreachable, or failing past their
+   * grace) whatever of the keys' replicas they are: a feed cut off from the others runs on its own
+   * node's log alone, and the writes it did not see, shown late, lose to newer versions.
+   */
+  FEED_PAST_A_MAJORITY;
 
   private static volatile Set<PlantedBug> planted = Set.of();
 

@@ -75,7 +75,7 @@ public final class EdgeBootstrap {
       BooleanSupplier ready) {
     Coordinator coordinator = coordinator(config, storage, cluster, replication, resources);
     ClusterAdmin admin = admin(config, cluster, replication);
-    ChangeFeeds feeds = changeFeeds(config, cluster, replication, resources);
+    ChangeFeeds feeds = changeFeeds(config, storage, cluster, replication, resources);
     NodeConfig.Http http = config.http();
     HttpGateway gateway =
         resources.closeOnStop(
@@ -113,7 +113,7 @@ public final class EdgeBootstrap {
     cluster
         .membership()
         .advertise(http.advertised(address.getPort(), interNodeHost), storage.clock().wallMillis());
-    return new NodeEdge(coordinator, admin, gateway, address);
+    return new NodeEdge(coordinator, admin, feeds, gateway, address);
   }
 
   /**
@@ -129,6 +129,7 @@ public final class EdgeBootstrap {
     return new NodeEdge(
         coordinator(config, storage, cluster, replication, resources),
         admin(config, cluster, replication),
+        resources.closeOnStop(changeFeeds(config, storage, cluster, replication, resources)),
         null,
         null);
   }
@@ -136,16 +137,23 @@ public final class EdgeBootstrap {
   /** The change feeds this node serves (SPEC §12), over every member's change log. */
   public static ChangeFeeds changeFeeds(
       NodeConfig config,
+      NodeStorage storage,
       NodeCluster cluster,
       NodeReplication replication,
       NodeResources resources) {
     return new ChangeFeeds(
         config.nodeId(),
-        () -> cluster.membership().state().ids(),
+        () -> cluster.membership().owners(),
+        config.membership().replicationFactor(),
         cluster.transport(),
         replication.storage().changes(),
         feedSettings(config),
-        System::currentTimeMillis,
+        new ChangeFeeds.Clocks(
+            storage.clock()::wallMillis,
+            resources.nanoTime(),
+            cluster.offsets()::spreadMillis,
+            cluster.offsets()::beyondMax,
+            cluster.offsets()::refusal),
         resources.registry());
   }
 

@@ -1,6 +1,7 @@
 package io.kvorum.node.server;
 
 import io.kvorum.node.auth.TokensFile;
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.changes.ChangeRetention;
 import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.clock.HybridLogicalClock;
@@ -203,9 +204,7 @@ public final class KvorumServer implements AutoCloseable {
         "snapshots in the disk limit", Snapshots.LIMIT_INTERVAL, storage.snapshots()::keepInLimit);
     ChangeRetention changes =
         new ChangeRetention(
-            replication.storage().changes(),
-            config.storage().changeRetention(),
-            System::currentTimeMillis);
+            replication.storage().changes(), config.storage().changeRetention(), clock::wallMillis);
     resources.everyAsync("change log purge", ChangeRetention.INTERVAL, changes::purge);
     // Its rounds every --repair-interval, once its trees are built by one scan of storage.
     replication.antiEntropy().start();
@@ -264,6 +263,11 @@ public final class KvorumServer implements AutoCloseable {
   /** What operators ask of the cluster through this node, as its HTTP edge calls it. */
   public ClusterAdmin admin() {
     return edge.admin();
+  }
+
+  /** The change feeds this node serves (SPEC §12), as its HTTP edge opens them. */
+  public ChangeFeeds changeFeeds() {
+    return edge.feeds();
   }
 
   public NodeConfig config() {

@@ -1,5 +1,6 @@
 package io.kvorum.node.server;
 
+import io.kvorum.node.changes.ChangeFeeds;
 import io.kvorum.node.coordinator.ClusterAdmin;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.gateway.HttpGateway;
@@ -10,6 +11,7 @@ import java.net.InetSocketAddress;
  *
  * @param coordinator the data operations of client requests
  * @param admin what operators ask of the cluster
+ * @param feeds the change feeds this node serves
  * @param gateway the HTTP edge, serving clients on {@code httpAddress}; null for a node whose
  *     clients are in its process
  * @param httpAddress the address the HTTP API listens on (its real port when 0 was asked); null
@@ -18,5 +20,6 @@ import java.net.InetSocketAddress;
 public record NodeEdge(
     Coordinator coordinator,
     ClusterAdmin admin,
+    ChangeFeeds feeds,
     HttpGateway gateway,
     InetSocketAddress httpAddress) {}

@@ -47,15 +47,6 @@ abstract class ChangeFeedScenarios {
     return URLEncoder.encode(text, StandardCharsets.UTF_8);
   }
 
-  /** The values a feed showed for each key, in the order it showed them (null for a delete). */
-  static Map<String, List<String>> byKey(List<Event> changes) {
-    Map<String, List<String>> seen = new HashMap<>();
-    for (Event change : changes) {
-      seen.computeIfAbsent(change.key(), k -> new ArrayList<>()).add(change.value());
-    }
-    return seen;
-  }
-
   @Test
   void aRangeFeedShowsEveryWriteAndDeleteThroughEveryNodeInEachKeysOrder() {
     try (TestCluster cluster = clusters().start(3);
@@ -75,9 +66,7 @@ abstract class ChangeFeedScenarios {
       written.get("r/0").add(null);
       cluster.client(3).put("s/outside", "x");
 
-      await()
-          .atMost(WAIT)
-          .untilAsserted(() -> assertThat(byKey(feed.changes())).isEqualTo(written));
+      await().atMost(WAIT).untilAsserted(() -> assertThat(feed.valuesByKey()).isEqualTo(written));
       assertThat(feed.changes()).allSatisfy(c -> assertThat(c.cursor()).isNotBlank());
     }
   }
@@ -93,7 +82,7 @@ abstract class ChangeFeedScenarios {
       await()
           .atMost(WAIT)
           .untilAsserted(
-              () -> assertThat(byKey(feed.changes())).isEqualTo(Map.of("one", List.of("1", "2"))));
+              () -> assertThat(feed.valuesByKey()).isEqualTo(Map.of("one", List.of("1", "2"))));
     }
   }
 
@@ -118,7 +107,7 @@ abstract class ChangeFeedScenarios {
               .atMost(WAIT)
               .untilAsserted(
                   () -> {
-                    Map<String, List<String>> seen = byKey(feed.changes());
+                    Map<String, List<String>> seen = feed.valuesByKey();
                     for (int i = 0; i < 10; i++) {
                       assertThat(seen.get("c/" + i)).containsExactly("v" + i);
                     }
@@ -194,18 +183,11 @@ abstract class ChangeFeedScenarios {
     await()
         .atMost(WAIT)
         .untilAsserted(
-            () -> {
-              Map<String, List<String>> seen = byKey(feed.changes());
-              writers.acknowledged.forEach(
-                  (key, values) -> assertThat(seen.get(key)).as(key).containsAll(values));
-            });
-    byKey(feed.changes())
-        .forEach(
-            (key, values) ->
-                assertThat(values)
-                    .as(key)
-                    .extracting(v -> Integer.parseInt(v.substring(1)))
-                    .isSorted());
+            () ->
+                assertThat(feed.missing(writers.acknowledged))
+                    .as("acknowledged writes the feed did not show")
+                    .isEmpty());
+    assertThat(feed.outOfOrder(v -> Long.parseLong(v.substring(1)))).isEmpty();
   }
 
   @Test

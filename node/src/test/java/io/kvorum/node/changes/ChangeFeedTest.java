@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,6 +60,7 @@ class ChangeFeedTest {
             consumer,
             settings,
             new FeedMetrics(new SimpleMeterRegistry(), System::currentTimeMillis),
+            System::nanoTime,
             0,
             0);
     loop.execute(feed::start);
@@ -120,6 +122,26 @@ class ChangeFeedTest {
     open(settings());
 
     await().until(() -> consumer.changes().size() == 1);
+  }
+
+  @Test
+  void aFeedCutOffFromAMajorityOfReplicasWaitsForThemAndShowsWhatTheyHeldInOrder() {
+    NodeId c = NodeId.of("c");
+    logs.ids = List.of(A, B, c);
+    logs.member(A).add(change(30, "k", 3)).close(100);
+    logs.member(B).add(change(10, "k", 1)).add(change(20, "k", 2)).close(100);
+    logs.member(c).close(100);
+    logs.unreachable.addAll(List.of(B, c));
+    open(settings());
+
+    // A alone could hold only some of what a majority acknowledged: nothing is sent past it.
+    await().during(Duration.ofMillis(200)).until(() -> consumer.changes().isEmpty());
+    logs.unreachable.remove(B);
+
+    await().until(() -> consumer.changes().size() == 3);
+    assertThat(consumer.changes())
+        .extracting(e -> e.record().version().physicalMillis())
+        .containsExactly(1L, 2L, 3L);
   }
 
   @Test
@@ -201,9 +223,27 @@ class ChangeFeedTest {
       return members.computeIfAbsent(id, k -> new ScriptedLog());
     }
 
+    volatile List<NodeId> ids = List.of(A, B);
+
     @Override
     public List<NodeId> members() {
-      return List.of(A, B);
+      return ids;
+    }
+
+    @Override
+    public long clockSpread() {
+      return 0;
+    }
+
+    @Override
+    public Optional<RuntimeException> clockRefusal() {
+      return Optional.empty();
+    }
+
+    /** As a cluster of as many nodes as members, each key on every one of them. */
+    @Override
+    public boolean mayGoWithout(Set<NodeId> absent) {
+      return absent.size() < ids.size() / 2 + 1;
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * A simulated node's disk, which outlives its incarnations: what the node wrote (its records, hints
@@ -23,32 +24,45 @@ import java.util.function.Function;
  * #sync}. A crash of the process alone ({@link #processKilled}) loses nothing: the operating system
  * still holds what was written. A power cut ({@link #powerCut}) keeps the synced writes and a
  * seeded prefix of the others (a log is replayed up to where its tail was torn), and the live
- * stores are rebuilt from them, as a restarted engine replays its log.
+ * stores are rebuilt from them, as a restarted engine replays its log; the changes those writes
+ * logged keep their stamps, as the keys of RocksDB's log do.
  *
  * <p>A full disk refuses every write until it has room again. Not thread-safe: the simulation's
  * thread alone uses it.
  */
 final class SimDisk {
-  /** What the stores of one incarnation hold: records, hints and acceptor states. */
+  /**
+   * What the stores of one incarnation hold: records (with the changes they logged, stamped by the
+   * node's wall clock), hints and acceptor states.
+   */
   record Stores(
       InMemoryStorageEngine records, InMemoryHintStore hints, InMemoryAcceptorStore acceptors) {
-    static Stores empty() {
+    static Stores empty(LongSupplier wallMillis) {
       return new Stores(
-          new InMemoryStorageEngine(), new InMemoryHintStore(), new InMemoryAcceptorStore());
+          new InMemoryStorageEngine(wallMillis),
+          new InMemoryHintStore(),
+          new InMemoryAcceptorStore());
     }
   }
 
   private final Random random;
+  private final LongSupplier wallMillis;
   private final List<Function<Stores, ?>> synced = new ArrayList<>();
   private final List<Function<Stores, ?>> unsynced = new ArrayList<>();
-  private Stores live = Stores.empty();
+  private final List<long[]> unsyncedStamps = new ArrayList<>();
+  private Stores live;
   private BiConsumer<Key, Record> applied = (key, record) -> {};
   private BiConsumer<Key, Proposal> accepted = (key, proposal) -> {};
   private boolean full;
   private long lost;
 
-  SimDisk(Random random) {
+  /**
+   * @param wallMillis the node's wall clock, Unix milliseconds
+   */
+  SimDisk(Random random, LongSupplier wallMillis) {
     this.random = random;
+    this.wallMillis = wallMillis;
+    this.live = Stores.empty(wallMillis);
   }
 
   /** The stores as the running node sees them: every write made, synced or not. */
@@ -63,8 +77,11 @@ final class SimDisk {
    * @return what the write answered
    */
   <T> T write(Function<Stores, T> write, boolean durable) {
+    long logged = live.records().newestChangeStamp();
     T answer = write.apply(live);
     unsynced.add(write);
+    // The stamps of the changes it logged (taken in one go, consecutive): lost with it, if it is.
+    unsyncedStamps.add(new long[] {logged, live.records().newestChangeStamp()});
     if (durable) {
       sync();
     }
@@ -78,6 +95,7 @@ final class SimDisk {
     }
     synced.addAll(unsynced);
     unsynced.clear();
+    unsyncedStamps.clear();
     return true;
   }
 
@@ -96,11 +114,19 @@ final class SimDisk {
     int kept = random.nextInt(unsynced.size() + 1);
     int lostNow = unsynced.size() - kept;
     synced.addAll(unsynced.subList(0, kept));
+    List<long[]> lostStamps = List.copyOf(unsyncedStamps.subList(kept, unsyncedStamps.size()));
     unsynced.clear();
-    live = Stores.empty();
+    unsyncedStamps.clear();
+    Stores before = live;
+    live = Stores.empty(wallMillis);
     for (Function<Stores, ?> write : synced) {
       Object unused = write.apply(live);
     }
+    // The replay logged its changes anew; the log on disk keeps them as they were stamped.
+    live.records()
+        .keepChangesOf(
+            before.records(),
+            stamp -> lostStamps.stream().anyMatch(r -> stamp > r[0] && stamp <= r[1]));
     lost += lostNow;
     return lostNow;
   }

@@ -55,6 +55,7 @@ final class SimNemesis {
   private final long powerCutSpacingNanos;
   private final List<String> log = new ArrayList<>();
   private final List<Long> powerCuts = new ArrayList<>();
+  private final List<Long> clockSteps = new ArrayList<>();
   // The nodes asked to leave, and each new node not admitted yet with the node it asks.
   private final Set<NodeId> leaving = new HashSet<>();
   private final Map<SimNode, SimNode> joiningVia = new LinkedHashMap<>();
@@ -99,6 +100,11 @@ final class SimNemesis {
   /** When the power cuts happened (virtual nanoseconds). */
   List<Long> powerCuts() {
     return powerCuts;
+  }
+
+  /** When a node's clock was stepped, virtual nanoseconds. */
+  List<Long> clockSteps() {
+    return clockSteps;
   }
 
   private void schedule() {
@@ -174,6 +180,7 @@ final class SimNemesis {
         step /= 1_000_000;
         note("step " + node.id() + "'s clock by " + step + " ms");
         node.stepClock(step);
+        clockSteps.add(cluster.scheduler().now());
       }
       case ZONE_LOSS -> loseZone(node.config().membership().zone());
       case JOIN -> join(node);

@@ -50,7 +50,7 @@ final class SimNode {
   SimNode(NodeConfig config, SimNetwork network) {
     this.config = config;
     this.network = network;
-    this.disk = new SimDisk(network.scheduler().random());
+    this.disk = new SimDisk(network.scheduler().random(), this::wallMillis);
   }
 
   NodeId id() {

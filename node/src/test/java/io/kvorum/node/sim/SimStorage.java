@@ -15,6 +15,7 @@ import io.kvorum.node.core.ScanCursor;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.server.LocalStorage;
+import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.HintStore;
 import io.kvorum.node.storage.StorageEngine;
 import io.kvorum.node.storage.StorageStats;
@@ -40,13 +41,15 @@ import java.util.function.Supplier;
  * OverloadedException}); writes are refused with a NO_SPACE {@link StorageException} while the disk
  * is full; records and hints are durable at the next sync ({@code --sync-writes INTERVAL}), or at
  * once with {@code --sync-writes true}; acceptor steps always at once, as their contract says. Once
- * closed (the incarnation stopped), every operation fails.
+ * closed (the incarnation stopped), every operation fails. Each record written logs its change with
+ * it, in the same write ({@link ChangeLog}).
  */
 final class SimStorage {
   private final SimDisk disk;
   private final ExecutorService executor;
   private final Random random;
   private final boolean syncEveryWrite;
+  private final ChangeLog changes = new Changes();
   private boolean closed;
 
   private SimStorage(
@@ -131,6 +134,14 @@ final class SimStorage {
           .thenRun(() -> batch.forEach(e -> disk.applied(e.key(), e.record())));
     }
 
+    /** As a batch, its changes not logged: copies a membership change streams. */
+    @Override
+    public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+      List<Entry> batch = List.copyOf(entries);
+      return write("put", null, syncEveryWrite, s -> s.records().putAllStreamed(batch))
+          .thenRun(() -> batch.forEach(e -> disk.applied(e.key(), e.record())));
+    }
+
     /** Each batch from the live records of the moment, as a RocksDB iterator sees its snapshot. */
     @Override
     public ScanCursor scan(KeyRange range) {
@@ -205,6 +216,11 @@ final class SimStorage {
     }
 
     @Override
+    public ChangeLog changes() {
+      return changes;
+    }
+
+    @Override
     public boolean syncWal() {
       return !closed && disk.sync();
     }
@@ -212,6 +228,21 @@ final class SimStorage {
     @Override
     public void close() {
       closed = true;
+    }
+  }
+
+  /** The live records' change log, each call a task of the storage threads. */
+  private final class Changes implements ChangeLog {
+    @Override
+    public CompletableFuture<List<Page>> readAll(List<Read> reads) {
+      List<Read> asked = List.copyOf(reads);
+      return SimStorage.this.read(
+          "changes", null, () -> live().records().changes().readAll(asked).join());
+    }
+
+    @Override
+    public CompletableFuture<Void> purge(long before) {
+      return write("change purge", null, false, s -> s.records().changes().purge(before));
     }
   }
 

@@ -36,6 +36,9 @@ final class Simulation {
   /** How long a run without anti-entropy waits after the heal: three hint replays. */
   private static final Duration HINTS_ALONE = Duration.ofSeconds(30);
 
+  /** How long the change feed's consumer has to show every acknowledged write after the heal. */
+  private static final Duration FEED_CATCH_UP = Duration.ofSeconds(60);
+
   private final long seed;
   private final Scenario scenario;
 
@@ -111,6 +114,9 @@ final class Simulation {
             draw.faults(),
             draw.faultGap().toNanos(),
             draw.sync().periodic() ? draw.sync().interval().toNanos() * 10 : 0);
+    // A consumer follows every change from before the first write to after the heal.
+    SimFeed feed = new SimFeed(cluster);
+    feed.start();
     workload.start(draw.clients());
     nemesis.start();
     cluster.run(draw.duration());
@@ -125,6 +131,13 @@ final class Simulation {
       recorder.noAcceptances();
     }
     awaitChanges(cluster);
+    feed.owing(SimFeed.promised(nemesis.clockSteps()));
+    List<Violation> feedViolations =
+        follow(
+            cluster,
+            feed,
+            excuseUnsyncedAcks(recorder.build(), nemesis.powerCuts(), draw.sync()),
+            log);
     if (draw.scenario().antiEntropy()) {
       settle(cluster);
     } else {
@@ -147,6 +160,7 @@ final class Simulation {
                     Checks.Settings.of(
                         draw.requestTimeout().toNanos(), SimWorkload.SLACK.toNanos()))
                 .run(recording));
+    violations.addAll(feedViolations);
     if (zones) {
       // On the answers as the clients saw them: a power cut's excuse makes some answers unknown.
       violations.addAll(new Availability(workload.coordinatorTroubled()).check(answered));
@@ -161,6 +175,21 @@ final class Simulation {
         cluster.scheduler().now(),
         null,
         recording);
+  }
+
+  /**
+   * Lets the change feed's consumer catch up once the cluster is healed, for at most {@link
+   * #FEED_CATCH_UP} (hints replay every 10 s), then stops it and checks what it showed against the
+   * writes acknowledged so far: every one shown (or a newer version of its key), no key's versions
+   * going backwards within a feed. Writes a power cut may have taken from a replica under {@code
+   * --sync-writes INTERVAL} count as for the other checkers.
+   */
+  private static List<Violation> follow(
+      SimCluster cluster, SimFeed feed, Recording acknowledged, List<String> log) {
+    cluster.runUntil(() -> feed.showedAll(acknowledged), FEED_CATCH_UP);
+    feed.stop();
+    log.add(feed.summary());
+    return feed.check(acknowledged);
   }
 
   /**

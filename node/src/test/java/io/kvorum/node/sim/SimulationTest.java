@@ -65,7 +65,12 @@ class SimulationTest {
    * EVERYTHING 1000327, 1000424 and 1000611: a join waited out a hand-off batch lost in the faults
    * for its minute, so the new node was ready only after the simulator's wait for readiness had
    * ended (it now waits for the changes first). CONDITIONAL 1000455: a retry that found its own
-   * write chosen and overwritten committed the later value to its own request's from.
+   * write chosen and overwritten committed the later value to its own request's from. EVERYTHING
+   * 1002358 and 1001908: a change feed's cursor ran past a change it had not sent yet (an older
+   * version sent ahead of its turn), so the feed resumed from it skipped that change. EVERYTHING
+   * 1001062: the simulated consumer opened a feed on a node still joining, whose members were it
+   * alone (a node serves feeds once ready). EVERYTHING 1000480: the simulated disk stamped the
+   * changes it replayed after a power cut anew, after newer ones (RocksDB's replay keeps them).
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @CsvSource({
@@ -75,7 +80,11 @@ class SimulationTest {
     "EVERYTHING, 1000327",
     "EVERYTHING, 1000424",
     "EVERYTHING, 1000611",
-    "CONDITIONAL, 1000455"
+    "CONDITIONAL, 1000455",
+    "EVERYTHING, 1000480",
+    "EVERYTHING, 1001062",
+    "EVERYTHING, 1001908",
+    "EVERYTHING, 1002358"
   })
   void seedsHuntsFoundPass(Scenario scenario, long seed) {
     Simulation.Result result = Simulation.run(seed, scenario);

@@ -12,9 +12,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
@@ -130,6 +135,63 @@ public final class FeedReader implements AutoCloseable {
   /** The changes received so far, in order. */
   public List<Event> changes() {
     return events.stream().filter(Event::isChange).toList();
+  }
+
+  /** The values shown for each key, in the order shown (null for a delete). */
+  public Map<String, List<String>> valuesByKey() {
+    Map<String, List<String>> seen = new LinkedHashMap<>();
+    for (Event change : changes()) {
+      seen.computeIfAbsent(change.key(), k -> new ArrayList<>()).add(change.value());
+    }
+    return seen;
+  }
+
+  /**
+   * The acknowledged writes (values per key, null for a delete) this feed has not shown, as {@code
+   * key: value}: a value is missing if it was never shown, deletes if fewer were shown than were
+   * acknowledged. Duplicates and writes never acknowledged may be shown too (SPEC §12).
+   */
+  public List<String> missing(Map<String, List<String>> acknowledged) {
+    Map<String, List<String>> seen = valuesByKey();
+    List<String> missing = new ArrayList<>();
+    acknowledged.forEach(
+        (key, values) -> {
+          List<String> shown = seen.getOrDefault(key, List.of());
+          int deletes = Collections.frequency(values, null);
+          if (Collections.frequency(shown, null) < deletes) {
+            missing.add(key + ": " + deletes + " deletes");
+          }
+          values.stream()
+              .filter(Objects::nonNull)
+              .filter(value -> !shown.contains(value))
+              .forEach(value -> missing.add(key + ": " + value));
+        });
+    return missing;
+  }
+
+  /**
+   * The keys whose values went backwards in this feed, by {@code order} (each value's place in its
+   * writer's sequence; deletes are not placed): within a feed a key's versions never go backwards.
+   */
+  public List<String> outOfOrder(ToLongFunction<String> order) {
+    List<String> backwards = new ArrayList<>();
+    valuesByKey()
+        .forEach(
+            (key, values) -> {
+              long last = Long.MIN_VALUE;
+              for (String value : values) {
+                if (value == null) {
+                  continue;
+                }
+                long place = order.applyAsLong(value);
+                if (place < last) {
+                  backwards.add(key + ": " + values);
+                  return;
+                }
+                last = place;
+              }
+            });
+    return backwards;
   }
 
   /** The cursor of the last line that had one. */

@@ -109,7 +109,7 @@ public final class NodeParts implements AutoCloseable {
 
   /** The change feeds of a node built of these parts. */
   public ChangeFeeds changeFeeds() {
-    return EdgeBootstrap.changeFeeds(config, cluster, replication, resources);
+    return EdgeBootstrap.changeFeeds(config, storage, cluster, replication, resources);
   }
 
   /** What operators ask of the cluster through this node. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -17,11 +18,35 @@ import java.util.function.LongSupplier;
  */
 final class InMemoryChangeLog implements ChangeLog {
   private final ConcurrentSkipListMap<Long, Change> changes = new ConcurrentSkipListMap<>();
-  private final ChangeStamps stamps;
+  private final LongSupplier wallMillis;
+  private volatile ChangeStamps stamps;
   private volatile long purgedBefore;
 
   InMemoryChangeLog(LongSupplier wallMillis) {
+    this.wallMillis = wallMillis;
     this.stamps = new ChangeStamps(wallMillis, 0);
+  }
+
+  /** The greatest stamp taken so far. */
+  long newestStamp() {
+    return stamps.newest();
+  }
+
+  /**
+   * Holds what {@code from} holds but the changes {@code lost} names, stamped as there: a log
+   * replayed after a power cut keeps its entries' keys, and so their stamps. Not concurrent with a
+   * write.
+   */
+  void replaceWith(InMemoryChangeLog from, LongPredicate lost) {
+    changes.clear();
+    from.changes.forEach(
+        (stamp, change) -> {
+          if (!lost.test(stamp)) {
+            changes.put(stamp, change);
+          }
+        });
+    purgedBefore = from.purgedBefore;
+    stamps = new ChangeStamps(wallMillis, changes.isEmpty() ? 0 : changes.lastKey());
   }
 
   /** Applies {@code entries} with {@code apply} and logs them, as one write. */

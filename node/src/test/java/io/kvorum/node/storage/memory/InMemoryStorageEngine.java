@@ -21,6 +21,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -39,10 +41,19 @@ public final class InMemoryStorageEngine implements StorageEngine {
    */
   private final ReentrantReadWriteLock batches = new ReentrantReadWriteLock();
 
-  private final InMemoryChangeLog changes = new InMemoryChangeLog(System::currentTimeMillis);
+  private final InMemoryChangeLog changes;
   private final LongAdder batchesWritten = new LongAdder();
   private final LongAdder recordsWritten = new LongAdder();
   private volatile boolean closed;
+
+  public InMemoryStorageEngine() {
+    this(System::currentTimeMillis);
+  }
+
+  /** An engine whose change log stamps changes by {@code wallMillis} (Unix milliseconds). */
+  public InMemoryStorageEngine(LongSupplier wallMillis) {
+    this.changes = new InMemoryChangeLog(wallMillis);
+  }
 
   private record Death(long atMillis, Key key) implements Comparable<Death> {
     private static final Comparator<Death> ORDER =
@@ -99,6 +110,20 @@ public final class InMemoryStorageEngine implements StorageEngine {
   @Override
   public ChangeLog changes() {
     return changes;
+  }
+
+  /** The greatest stamp this engine's change log has taken. */
+  public long newestChangeStamp() {
+    return changes.newestStamp();
+  }
+
+  /**
+   * Takes the change log of {@code before} as this engine's, less the changes {@code lost} names,
+   * with their stamps: what a replay of the write-ahead log after a power cut leaves (the records
+   * were replayed into this engine, which logged them anew).
+   */
+  public void keepChangesOf(InMemoryStorageEngine before, LongPredicate lost) {
+    changes.replaceWith(before.changes, lost);
   }
 
   private CompletableFuture<Void> putAll(List<Entry> entries, boolean logged) {
