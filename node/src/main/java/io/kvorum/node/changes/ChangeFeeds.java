@@ -13,11 +13,13 @@ import io.kvorum.node.topology.Placement;
 import io.kvorum.node.transport.PeerTransport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -36,6 +38,7 @@ public final class ChangeFeeds implements AutoCloseable {
   private final Clocks clocks;
   private final FeedMetrics metrics;
   private final GatheredReads reads;
+  private volatile ClockView clockView;
   private volatile boolean closed;
 
   /**
@@ -114,7 +117,7 @@ public final class ChangeFeeds implements AutoCloseable {
     if (closed) {
       throw new UnavailableException("the node is shutting down");
     }
-    Optional<ClockOffsetException> refusal = clocks.refusal().get();
+    Optional<ClockOffsetException> refusal = clockView().refusal();
     if (refusal.isPresent()) {
       throw refusal.get();
     }
@@ -164,6 +167,34 @@ public final class ChangeFeeds implements AutoCloseable {
     }
   }
 
+  /**
+   * The clocks as the node measured them, for every feed's poll: taken again at most every {@link
+   * #CLOCK_VIEW} (the offsets are measured every second), not by each of a thousand feeds.
+   */
+  private record ClockView(
+      long atNanos, long spread, Set<NodeId> beyond, Optional<ClockOffsetException> refusal) {}
+
+  /** How long the feeds use one {@link ClockView}: a poll. */
+  private static final long CLOCK_VIEW = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private ClockView clockView() {
+    long now = clocks.nanoTime().getAsLong();
+    ClockView view = clockView;
+    if (view == null || now - view.atNanos() >= CLOCK_VIEW) {
+      Set<NodeId> beyond = new HashSet<>();
+      for (NodeId member : owners.get().state().ids()) {
+        if (!member.equals(self) && clocks.beyondMax().test(member)) {
+          beyond.add(member);
+        }
+      }
+      long spread = Math.min(clocks.spreadMillis().getAsLong(), settings.margin().toMillis());
+      view =
+          new ClockView(now, ChangeStamps.of(spread), Set.copyOf(beyond), clocks.refusal().get());
+      clockView = view;
+    }
+    return view;
+  }
+
   /** Ends every open feed with "shutting down"; no feed opens after. */
   @Override
   public void close() {
@@ -192,13 +223,12 @@ public final class ChangeFeeds implements AutoCloseable {
 
     @Override
     public long clockSpread() {
-      return ChangeStamps.of(
-          Math.min(clocks.spreadMillis().getAsLong(), settings.margin().toMillis()));
+      return clockView().spread();
     }
 
     @Override
     public Optional<ClockOffsetException> clockRefusal() {
-      return clocks.refusal().get();
+      return clockView().refusal();
     }
 
     @Override
@@ -211,7 +241,7 @@ public final class ChangeFeeds implements AutoCloseable {
     @Override
     public boolean reachable(NodeId member) {
       return member.equals(self)
-          || (transport.state(member).reachable() && !clocks.beyondMax().test(member));
+          || (transport.state(member).reachable() && !clockView().beyond().contains(member));
     }
 
     @Override
