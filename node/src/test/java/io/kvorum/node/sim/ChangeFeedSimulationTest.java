@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ChangeFeedSimulationTest {
   static LongStream seeds() {
-    return LongStream.rangeClosed(1, 20);
+    return LongStream.rangeClosed(1, 10);
   }
 
   @ParameterizedTest(name = "seed {0}")

@@ -12,10 +12,10 @@ import io.kvorum.node.sim.check.ClientOp;
 import io.kvorum.node.sim.check.Recording;
 import io.kvorum.node.sim.check.Violation;
 import io.kvorum.node.storage.ChangeLog;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -59,6 +59,7 @@ final class SimFeed {
   private int sessions;
   private Predicate<ClientOp> owed = op -> true;
   private List<ClientOp> stillMissing;
+  private Origins origins;
   private int checkedAt;
 
   /** One feed opened on a node's incarnation. */
@@ -257,14 +258,8 @@ final class SimFeed {
    * it never excuses it.
    */
   private List<ClientOp> missing(Recording recording, List<ClientOp> among) {
-    Map<String, ClientOp> byValue = new HashMap<>();
-    Map<Version, ClientOp> deletes = new HashMap<>();
-    for (ClientOp op : recording.ops()) {
-      if (op.kind().writesValue()) {
-        byValue.put(HexFormat.of().formatHex(op.value()), op);
-      } else if (op.isAcknowledgedWrite()) {
-        deletes.put(op.version(), op);
-      }
+    if (origins == null || origins.recording() != recording) {
+      origins = Origins.of(recording);
     }
     Map<Key, List<Record>> byKey = new HashMap<>();
     shown.forEach(s -> byKey.computeIfAbsent(s.key(), k -> new ArrayList<>()).add(s.record()));
@@ -277,9 +272,7 @@ final class SimFeed {
       boolean excused =
           records.stream()
               .anyMatch(
-                  r ->
-                      op.isWrittenAs(r)
-                          || (op.isCoveredBy(r) && beganBefore(origin(r, byValue, deletes), op)));
+                  r -> op.isWrittenAs(r) || (op.isCoveredBy(r) && beganBefore(origins.of(r), op)));
       if (!excused) {
         missing.add(op);
       }
@@ -287,12 +280,28 @@ final class SimFeed {
     return missing;
   }
 
-  /** The write that wrote {@code record}, if the recording knows it (null: a delete not known). */
-  private static ClientOp origin(
-      Record record, Map<String, ClientOp> byValue, Map<Version, ClientOp> deletes) {
-    return record.tombstone()
-        ? deletes.get(record.version())
-        : byValue.get(HexFormat.of().formatHex(record.value()));
+  /** The writes of a recording by what they wrote: values (unique) and acknowledged deletes. */
+  private record Origins(
+      Recording recording, Map<ByteBuffer, ClientOp> byValue, Map<Version, ClientOp> deletes) {
+    static Origins of(Recording recording) {
+      Map<ByteBuffer, ClientOp> byValue = new HashMap<>();
+      Map<Version, ClientOp> deletes = new HashMap<>();
+      for (ClientOp op : recording.ops()) {
+        if (op.kind().writesValue()) {
+          byValue.put(ByteBuffer.wrap(op.value()), op);
+        } else if (op.isAcknowledgedWrite()) {
+          deletes.put(op.version(), op);
+        }
+      }
+      return new Origins(recording, byValue, deletes);
+    }
+
+    /** The write that wrote {@code record}, if known (null: a delete not acknowledged). */
+    ClientOp of(Record record) {
+      return record.tombstone()
+          ? deletes.get(record.version())
+          : byValue.get(ByteBuffer.wrap(record.value()));
+    }
   }
 
   /** Whether {@code newer} (null: unknown, so perhaps) began before {@code op} was answered. */
