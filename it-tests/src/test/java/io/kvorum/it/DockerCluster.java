@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,10 +37,25 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
           + TestIntervals.HINT_REPLAY
           + "=1s";
 
-  private final Network cluster = Network.newNetwork();
-  private final Network access = Network.newNetwork();
+  /**
+   * The networks, named so that the access network's name sorts first. Docker publishes a
+   * container's ports on the network whose name sorts first among those it is on (libnetwork's
+   * gateway endpoint; checked on the engine CI runs), and moves them when that changes. With the
+   * random names of {@link Network#newNetwork()}, half the clusters had their ports on the cluster
+   * network: cutting a node from it broke the host's open connections to that node (a change feed
+   * went silent through the cut), and reconnecting it mended them only when Docker gave the node
+   * its old address back.
+   */
+  private final String networks = "kvorum-" + UUID.randomUUID().toString().substring(0, 8);
+
+  private final Network access = network(networks + "-a-access");
+  private final Network cluster = network(networks + "-b-cluster");
   private final List<NodeContainer> nodes = new ArrayList<>();
   private final Map<String, String> env = new HashMap<>();
+
+  private static Network network(String name) {
+    return Network.builder().createNetworkCmdModifier(cmd -> cmd.withName(name)).build();
+  }
 
   private DockerCluster(int size, Map<String, String> extraEnv, Set<Integer> smallDisks) {
     List<String> peers = new ArrayList<>();
