@@ -1,6 +1,13 @@
 package io.kvorum.node.storage;
 
+import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.storage.ChangeLog.Change;
+import io.kvorum.node.storage.ChangeLog.Page;
+import io.kvorum.node.storage.ChangeLog.Read;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What the reads of one {@link ChangeLog#readAll} call may still do together: examine at most
@@ -29,28 +36,76 @@ public final class ChangeBudget {
   }
 
   /**
-   * Whether a read that has examined {@code examinedByRead} entries and found {@code found} changes
-   * may examine another.
+   * One read within this budget: the log offers its entries after the read's position in stamp
+   * order ({@link Reading#next}) until the reading has all it may take, then answers its page
+   * ({@link Reading#page}).
    */
-  public boolean mayExamine(int examinedByRead, int found) {
-    return examinedByRead < READ_EXAMINED && examined < CALL_EXAMINED && (found == 0 || !spent());
+  public Reading reading(Read read) {
+    return new Reading(read);
   }
 
-  /** Counts one examined entry. */
-  public void examined() {
-    examined++;
-  }
+  /** One read's page in the making. */
+  public final class Reading {
+    private final Read read;
+    private final List<Change> changes = new ArrayList<>();
+    private long last;
+    private int examined;
+    private boolean more;
 
-  /**
-   * Whether {@code change} fits in the answer, counting it if so: always when the page holding it
-   * is empty ({@code found == 0}), so that a change larger than the budget still comes alone.
-   */
-  public boolean take(Change change, int found) {
-    long size = change.key().size() + (long) change.record().value().length;
-    if (found > 0 && bytes + size > CALL_BYTES) {
-      return false;
+    private Reading(Read read) {
+      this.read = read;
+      this.last = read.after();
     }
-    bytes += size;
-    return true;
+
+    /**
+     * Offers the log's next entry, {@code key} stamped {@code stamp}, whose record is read only if
+     * the read wants it: false once the page holds all it may (the limit, or the budget), the entry
+     * offered not taken.
+     */
+    public boolean next(long stamp, Key key, Supplier<Record> record) {
+      if (changes.size() == read.limit() || !mayExamine()) {
+        more = true;
+        return false;
+      }
+      if (read.range().contains(key)) {
+        Change change = new Change(stamp, key, record.get());
+        if (!take(change)) {
+          more = true;
+          return false;
+        }
+        changes.add(change);
+      }
+      examined++;
+      ChangeBudget.this.examined++;
+      last = stamp;
+      return true;
+    }
+
+    /**
+     * The page: complete up to {@code closed} if the log offered every entry up to it, else up to
+     * the last entry examined, with more to read at once.
+     */
+    public Page page(long closed, long purgedBefore) {
+      return new Page(changes, more ? last : closed, purgedBefore, more);
+    }
+
+    private boolean mayExamine() {
+      return examined < READ_EXAMINED
+          && ChangeBudget.this.examined < CALL_EXAMINED
+          && (changes.isEmpty() || !spent());
+    }
+
+    /**
+     * Whether {@code change} fits in the answer, counting it if so: always when this page is empty,
+     * so that a change larger than the budget still comes alone.
+     */
+    private boolean take(Change change) {
+      long size = change.key().size() + (long) change.record().value().length;
+      if (!changes.isEmpty() && bytes + size > CALL_BYTES) {
+        return false;
+      }
+      bytes += size;
+      return true;
+    }
   }
 }

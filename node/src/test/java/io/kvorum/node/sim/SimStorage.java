@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -129,16 +130,19 @@ final class SimStorage {
 
     @Override
     public CompletableFuture<Void> putAll(List<Entry> entries) {
-      List<Entry> batch = List.copyOf(entries);
-      return write("put", null, syncEveryWrite, s -> s.records().putAll(batch))
-          .thenRun(() -> batch.forEach(e -> disk.applied(e.key(), e.record())));
+      return batch(entries, StorageEngine::putAll);
     }
 
     /** As a batch, its changes not logged: copies a membership change streams. */
     @Override
     public CompletableFuture<Void> putAllStreamed(List<Entry> entries) {
+      return batch(entries, StorageEngine::putAllStreamed);
+    }
+
+    private CompletableFuture<Void> batch(
+        List<Entry> entries, BiFunction<StorageEngine, List<Entry>, CompletableFuture<Void>> put) {
       List<Entry> batch = List.copyOf(entries);
-      return write("put", null, syncEveryWrite, s -> s.records().putAllStreamed(batch))
+      return write("put", null, syncEveryWrite, s -> put.apply(s.records(), batch))
           .thenRun(() -> batch.forEach(e -> disk.applied(e.key(), e.record())));
     }
 

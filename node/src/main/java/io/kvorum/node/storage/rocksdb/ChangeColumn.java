@@ -2,14 +2,12 @@ package io.kvorum.node.storage.rocksdb;
 
 import io.kvorum.node.core.Key;
 import io.kvorum.node.storage.ChangeBudget;
-import io.kvorum.node.storage.ChangeLog.Change;
 import io.kvorum.node.storage.ChangeLog.Page;
 import io.kvorum.node.storage.ChangeLog.Read;
 import io.kvorum.node.storage.ChangeStamps;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.EncodedRecord;
 import io.kvorum.node.storage.rocksdb.WriteCombiner.Write;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -57,13 +55,18 @@ final class ChangeColumn {
     this.column = column;
     this.writes = writes;
     this.capturing = capturing;
-    this.stamps = new ChangeStamps(wallMillis, lastStamp(db, column));
+    this.stamps = new ChangeStamps(wallMillis, edgeStamp(true, 0));
   }
 
-  private static long lastStamp(RocksDB db, ColumnFamilyHandle column) {
+  /** The stamp of the newest change the log holds, or of the oldest; {@code none} if none. */
+  private long edgeStamp(boolean newest, long none) {
     try (RocksIterator it = db.newIterator(column)) {
-      it.seekToLast();
-      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : 0;
+      if (newest) {
+        it.seekToLast();
+      } else {
+        it.seekToFirst();
+      }
+      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : none;
     }
   }
 
@@ -118,35 +121,20 @@ final class ChangeColumn {
     if (budget.spent()) {
       return read.deferred(purgedBefore);
     }
-    List<Change> changes = new ArrayList<>();
-    long last = read.after();
-    int examined = 0;
-    boolean more = false;
+    ChangeBudget.Reading reading = budget.reading(read);
     try (Slice upper = new Slice(stampKey(closed + 1));
         ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
         RocksIterator it = db.newIterator(column, bounded)) {
       for (it.seek(stampKey(read.after() + 1)); it.isValid(); it.next()) {
-        if (changes.size() == read.limit() || !budget.mayExamine(examined, changes.size())) {
-          more = true;
-          break;
-        }
         byte[] entry = it.key();
         long stamp = ByteBuffer.wrap(entry).getLong();
         Key key = Key.of(Arrays.copyOfRange(entry, Long.BYTES, entry.length));
-        if (read.range().contains(key)) {
-          Change change = new Change(stamp, key, RecordCodec.decode(it.value()));
-          if (!budget.take(change, changes.size())) {
-            more = true;
-            break;
-          }
-          changes.add(change);
+        if (!reading.next(stamp, key, () -> RecordCodec.decode(it.value()))) {
+          break;
         }
-        examined++;
-        budget.examined();
-        last = stamp;
       }
     }
-    return new Page(changes, more ? last : closed, purgedBefore, more);
+    return reading.page(closed, purgedBefore);
   }
 
   /**
@@ -158,11 +146,7 @@ final class ChangeColumn {
    */
   void purge(long before) throws RocksDBException {
     purgedBefore = Math.max(purgedBefore, before);
-    long oldest;
-    try (RocksIterator it = db.newIterator(column)) {
-      it.seekToFirst();
-      oldest = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
-    }
+    long oldest = edgeStamp(false, Long.MAX_VALUE);
     if (oldest >= before) {
       return;
     }

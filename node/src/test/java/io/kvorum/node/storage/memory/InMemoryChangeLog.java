@@ -4,7 +4,6 @@ import io.kvorum.node.core.Entry;
 import io.kvorum.node.storage.ChangeBudget;
 import io.kvorum.node.storage.ChangeLog;
 import io.kvorum.node.storage.ChangeStamps;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -78,25 +77,14 @@ final class InMemoryChangeLog implements ChangeLog {
     if (budget.spent()) {
       return read.deferred(purgedBefore);
     }
-    List<Change> page = new ArrayList<>();
-    long last = read.after();
-    int examined = 0;
+    ChangeBudget.Reading reading = budget.reading(read);
     for (Map.Entry<Long, Change> e : changes.subMap(read.after(), false, closed, true).entrySet()) {
-      if (page.size() == read.limit() || !budget.mayExamine(examined, page.size())) {
-        return new Page(page, last, purgedBefore, true);
-      }
       Change change = e.getValue();
-      if (read.range().contains(change.key())) {
-        if (!budget.take(change, page.size())) {
-          return new Page(page, last, purgedBefore, true);
-        }
-        page.add(change);
+      if (!reading.next(e.getKey(), change.key(), change::record)) {
+        break;
       }
-      examined++;
-      budget.examined();
-      last = e.getKey();
     }
-    return new Page(page, closed, purgedBefore, false);
+    return reading.page(closed, purgedBefore);
   }
 
   @Override
