@@ -2,7 +2,9 @@ package io.kvorum.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvorum.api.KvorumClient;
-import io.kvorum.node.testing.NodeProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +33,7 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
     this.secrets = secrets;
     this.clientCa = clientCa;
     for (int i = 0; i < chart.replicas(); i++) {
-      pods.add(new ChartPod(chart, i, network, volumes, NodeProcess.freePort(), secrets, clientCa));
+      pods.add(new ChartPod(chart, i, network, volumes, freePort(), secrets, clientCa));
     }
   }
 
@@ -67,8 +69,7 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
    */
   ChartPod scaleUp() {
     ChartPod pod =
-        new ChartPod(
-            chart, pods.size(), network, volumes, NodeProcess.freePort(), secrets, clientCa);
+        new ChartPod(chart, pods.size(), network, volumes, freePort(), secrets, clientCa);
     pods.add(pod);
     pod.create().start();
     return pod;
@@ -135,6 +136,14 @@ final class ChartCluster implements ClusterClients, AutoCloseable {
    */
   ChartHookPod.Outcome helmTest() {
     return new ChartHookPod(chart.testPod(), network, secrets).run(Duration.ofMinutes(2));
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -2,7 +2,9 @@ package io.kvorum.it;
 
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.config.TestIntervals;
-import io.kvorum.node.testing.NodeProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,7 +70,7 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
     for (int i = 0; i < size; i++) {
       nodes.add(
           new NodeContainer(
-              i, cluster, access, NodeProcess.freePort(), Map.copyOf(env), smallDisks.contains(i)));
+              i, cluster, access, freePort(), Map.copyOf(env), smallDisks.contains(i)));
     }
   }
 
@@ -116,8 +118,7 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
     joining.put("KVORUM_JOIN", "node-0:9090");
     joining.put("KVORUM_ADVERTISE_HOST", "node-" + nodes.size());
     NodeContainer node =
-        new NodeContainer(
-            nodes.size(), cluster, access, NodeProcess.freePort(), Map.copyOf(joining), false);
+        new NodeContainer(nodes.size(), cluster, access, freePort(), Map.copyOf(joining), false);
     nodes.add(node);
     node.create();
     return node;
@@ -160,6 +161,14 @@ final class DockerCluster implements ClusterClients, AutoCloseable {
         .pollInterval(Duration.ofMillis(500))
         .ignoreExceptions()
         .until(() -> hintsPendingFor(i) == 0);
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
@@ -50,8 +49,6 @@ import org.junit.jupiter.api.TestMethodOrder;
  * the later ones are reported skipped.
  */
 @RequiresDocker
-// Run with nothing beside it: it asserts quorum latencies while a node is frozen.
-@Tag("alone")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultScenariosIT {

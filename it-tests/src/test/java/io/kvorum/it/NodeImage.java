@@ -1,12 +1,7 @@
 package io.kvorum.it;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.utility.MountableFile;
@@ -30,53 +25,36 @@ final class NodeImage {
 
   private NodeImage() {}
 
-  /**
-   * The image's name, built on first use. Test JVMs side by side build it one at a time (a lock
-   * beside the jar): the second finds every layer cached, instead of both building it at once.
-   */
   static synchronized String name() {
     if (built == null) {
       Path jar = existing("kvorum.node.jar");
-      try (FileChannel lock =
-              FileChannel.open(
-                  jar.resolveSibling(".node-image.lock"),
-                  StandardOpenOption.CREATE,
-                  StandardOpenOption.WRITE);
-          FileLock held = lock.lock()) {
-        built = build(jar);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+      Path dockerfile = existing("kvorum.dockerfile");
+      ImageFromDockerfile image =
+          new ImageFromDockerfile(NAME, false)
+              .withFileFromPath("docker/Dockerfile", dockerfile)
+              .withFileFromPath("node/target/kvorum-node.jar", jar)
+              .withFileFromPath("node/target/native", jar.resolveSibling("native"))
+              // The launcher and the health check must stay executable: the classic builder has no
+              // COPY --chmod.
+              .withFileFromTransferable(
+                  "docker/kvorum-node",
+                  MountableFile.forHostPath(dockerfile.resolveSibling("kvorum-node"), 0755))
+              .withFileFromTransferable(
+                  "docker/healthcheck",
+                  MountableFile.forHostPath(dockerfile.resolveSibling("healthcheck"), 0755))
+              .withDockerfilePath("docker/Dockerfile");
+      // The Dockerfile's own default unless the build names one (CI's is shorter).
+      String trainSeconds = System.getProperty("kvorum.aot.trainSeconds");
+      if (trainSeconds != null) {
+        image.withBuildArg("TRAIN_SECONDS", trainSeconds);
       }
+      String base = baseImage();
+      if (base != null) {
+        image.withBuildArg("BASE_IMAGE", base);
+      }
+      built = image.get();
     }
     return built;
-  }
-
-  private static String build(Path jar) {
-    Path dockerfile = existing("kvorum.dockerfile");
-    ImageFromDockerfile image =
-        new ImageFromDockerfile(NAME, false)
-            .withFileFromPath("docker/Dockerfile", dockerfile)
-            .withFileFromPath("node/target/kvorum-node.jar", jar)
-            .withFileFromPath("node/target/native", jar.resolveSibling("native"))
-            // The launcher and the health check must stay executable: the classic builder has no
-            // COPY --chmod.
-            .withFileFromTransferable(
-                "docker/kvorum-node",
-                MountableFile.forHostPath(dockerfile.resolveSibling("kvorum-node"), 0755))
-            .withFileFromTransferable(
-                "docker/healthcheck",
-                MountableFile.forHostPath(dockerfile.resolveSibling("healthcheck"), 0755))
-            .withDockerfilePath("docker/Dockerfile");
-    // The Dockerfile's own default unless the build names one (CI's is shorter).
-    String trainSeconds = System.getProperty("kvorum.aot.trainSeconds");
-    if (trainSeconds != null) {
-      image.withBuildArg("TRAIN_SECONDS", trainSeconds);
-    }
-    String base = baseImage();
-    if (base != null) {
-      image.withBuildArg("BASE_IMAGE", base);
-    }
-    return image.get();
   }
 
   private static String baseImage() {
