@@ -1,6 +1,7 @@
 package io.kvorum.node.storage.rocksdb;
 
 import io.kvorum.node.core.Key;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.storage.ChangeBudget;
 import io.kvorum.node.storage.ChangeLog.Page;
 import io.kvorum.node.storage.ChangeLog.Read;
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -125,11 +127,12 @@ final class ChangeColumn {
     try (Slice upper = new Slice(stampKey(closed + 1));
         ReadOptions bounded = new ReadOptions().setIterateUpperBound(upper);
         RocksIterator it = db.newIterator(column, bounded)) {
+      Supplier<Record> current = () -> RecordCodec.decode(it.value()); // the entry it is at
       for (it.seek(stampKey(read.after() + 1)); it.isValid(); it.next()) {
         byte[] entry = it.key();
         long stamp = ByteBuffer.wrap(entry).getLong();
         Key key = Key.of(Arrays.copyOfRange(entry, Long.BYTES, entry.length));
-        if (!reading.next(stamp, key, () -> RecordCodec.decode(it.value()))) {
+        if (!reading.next(stamp, key, current)) {
           break;
         }
       }
