@@ -67,13 +67,17 @@ final class History {
             () ->
                 assertThat(feed.missing(acknowledged))
                     .as(
-                        "acknowledged writes %s did not show (of %d lines it sent, %d changes; %s)",
-                        name,
-                        feed.events().size(),
-                        feed.changes().size(),
-                        feed.ended()
-                            ? "it ended: " + feed.error().map(Object::toString).orElse("cut")
-                            : "still open")
+                        () ->
+                            String.format(
+                                "acknowledged writes %s did not show (of %d lines it sent, %d"
+                                    + " changes; %s)",
+                                name,
+                                feed.events().size(),
+                                feed.changes().size(),
+                                feed.ended()
+                                    ? "it ended: "
+                                        + feed.error().map(Object::toString).orElse("cut")
+                                    : "still open"))
                     .isEmpty());
     assertThat(feed.outOfOrder(History::place)).as("keys out of order in " + name).isEmpty();
     System.out.printf(
