@@ -5,6 +5,7 @@ import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.transport.PeerTransport;
 import java.util.concurrent.CompletableFuture;
 
@@ -33,10 +34,18 @@ public final class Acceptors {
         : peers.call(node, PaxosProtocol.PREPARE, new PaxosProtocol.Prepare(key, ballot));
   }
 
-  /** Asks {@code node}'s acceptor to accept {@code proposal} for {@code key}. */
-  public CompletableFuture<Reply> accept(NodeId node, Key key, Proposal proposal) {
+  /**
+   * Asks {@code node}'s acceptor to accept {@code proposal} for {@code key}, and with {@code
+   * commit} to store its value as the key's record too ({@link PaxosProtocol.Accept}).
+   */
+  public CompletableFuture<Reply> accept(NodeId node, Key key, Proposal proposal, boolean commit) {
     return self.equals(node)
-        ? local.accept(key, proposal)
-        : peers.call(node, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal));
+        ? local.accept(key, proposal, commit)
+        : peers.call(node, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal, commit));
+  }
+
+  /** Stores a chosen value as {@code key}'s record on this node. */
+  public CompletableFuture<Void> commitHere(Key key, Record value) {
+    return local.commit(key, value);
   }
 }

@@ -17,6 +17,7 @@ import io.kvorum.node.quorum.QuorumCall;
 import io.kvorum.node.quorum.RequestDeadline;
 import io.kvorum.node.topology.Owners;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.DoubleSupplier;
@@ -26,10 +27,13 @@ import java.util.function.IntSupplier;
  * Decides a conditional write (SPEC §10) with single-decree Paxos over the key's {@code from}
  * replicas, a majority of them answering ({@link Round}), and during a membership change over those
  * and the replica the key gains, with one more answer for it ({@link Owners#participants},
- * Cassandra's rule); commits the chosen value as an ordinary record through the plain write path
- * ({@link Commit}), so plain reads, ranges, read repair, hints and anti-entropy see it, the new
- * owners included; an accepted value that is not committed yet is seen only by the next round,
- * never by a plain read.
+ * Cassandra's rule); commits the chosen value as an ordinary record, so plain reads, ranges, read
+ * repair, hints and anti-entropy see it, the new owners included: where this node is one of at most
+ * three acceptors its own acceptor accepts first and the others store the value as they accept it
+ * (two round trips), otherwise through the plain write path ({@link Commit}); an accepted value
+ * that is not committed yet is seen only by the next round, never by a plain read. A write that
+ * fails after accepts that may have stored its value is finished in the background ({@link
+ * Unfinished}).
  *
  * <p>Each phase goes to the acceptors as a plain write goes to its replicas ({@link QuorumCall}),
  * within the same request deadline ({@link RequestDeadline}). A round that loses to another
@@ -49,6 +53,7 @@ public final class ConditionalWriteCoordinator {
   private final Clock clock;
   private final PaxosMetrics metrics;
   private final PaxosRequest.Rounds rounds;
+  private final Unfinished unfinished;
 
   /** How a chosen value becomes an ordinary record: the plain write path. */
   @FunctionalInterface
@@ -66,6 +71,8 @@ public final class ConditionalWriteCoordinator {
    *     a request asks: the default {@code from}, so that every round of a key, whatever its {@code
    *     from}, has its majority among the same nodes
    *     (docs/decisions/conditional-writes-are-decided-by-the-default-replicas.md)
+   * @param hintWindow how long a failed write whose accepts may have stored its value on some
+   *     replica is tried again in the background ({@link Unfinished}), as a hint is kept
    */
   public ConditionalWriteCoordinator(
       Membership membership,
@@ -75,12 +82,14 @@ public final class ConditionalWriteCoordinator {
       RequestDeadline deadline,
       DoubleSupplier random,
       IntSupplier group,
+      Duration hintWindow,
       MeterRegistry registry) {
     this.clock = clock;
     this.metrics = new PaxosMetrics(registry);
     this.rounds =
         new PaxosRequest.Rounds(
             membership, acceptors, commit, clock, deadline, random, group, metrics);
+    this.unfinished = new Unfinished(rounds, hintWindow, registry);
   }
 
   /**
@@ -92,7 +101,7 @@ public final class ConditionalWriteCoordinator {
    *     progress (nothing was sent)
    */
   public CompletableFuture<Record> write(Key key, ConditionalWrite write, Quorum quorum) {
-    return new PaxosRequest(rounds, key, write, quorum)
+    return new PaxosRequest(rounds, key, write, quorum, unfinished)
         .start()
         // Counted before the caller sees the answer, so a client that saw it finds it counted.
         .whenComplete((outcome, error) -> metrics.ended(outcome, error, false))
@@ -121,7 +130,7 @@ public final class ConditionalWriteCoordinator {
    *     fails when it cannot be decided in time
    */
   public CompletableFuture<Optional<Record>> read(Key key, Quorum quorum) {
-    return new PaxosRequest(rounds, key, ConditionalWrite.read(), quorum)
+    return new PaxosRequest(rounds, key, ConditionalWrite.read(), quorum, unfinished)
         .start()
         .whenComplete((outcome, error) -> metrics.ended(outcome, error, true))
         .thenApply(

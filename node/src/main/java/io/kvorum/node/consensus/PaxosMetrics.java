@@ -8,7 +8,9 @@ import io.micrometer.core.instrument.MeterRegistry;
  * The figures of the conditional writes this node coordinates ({@code kvorum_paxos_*}): the round
  * trips to the key's replicas by kind, the rounds tried again, and the requests by outcome (reads
  * among them). Round trips per conditional write are the phases over the writes; an uncontended
- * write takes three (prepare, accept, commit), a refusal or a read of a settled value one.
+ * write takes two (prepare, accept: the acceptors commit it as they accept it) where this node is
+ * one of at most three acceptors, else three (and a commit), a refusal or a read of a settled value
+ * one.
  */
 final class PaxosMetrics {
   private final Counter prepares;

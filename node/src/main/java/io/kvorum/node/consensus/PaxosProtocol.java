@@ -26,7 +26,9 @@ public final class PaxosProtocol {
   public static final Operation<Prepare, Reply> PREPARE = Operation.of("prepare");
 
   /**
-   * Asks a peer's acceptor to accept a proposal for a key, or refuses it. Answered once durable.
+   * Asks a peer's acceptor to accept a proposal for a key, or refuses it, and to store its value as
+   * the key's record too if the proposer's acceptor accepted it already and the two make a
+   * majority. Answered once durable.
    */
   public static final Operation<Accept, Reply> ACCEPT = Operation.of("accept");
 
@@ -35,8 +37,13 @@ public final class PaxosProtocol {
   /** A prepare: promise {@code ballot} for {@code key}. */
   public record Prepare(Key key, Ballot ballot) {}
 
-  /** An accept: accept {@code proposal} for {@code key}. */
-  public record Accept(Key key, Proposal proposal) {}
+  /**
+   * An accept: accept {@code proposal} for {@code key}; {@code commit}: the proposer's own acceptor
+   * accepted it, durably, and that acceptance and the receiver's make a majority of the key's
+   * acceptors, so a receiver that accepts it knows it chosen and stores its value as the key's
+   * record before answering ({@link Reply.Accepted#committed()}).
+   */
+  public record Accept(Key key, Proposal proposal, boolean commit) {}
 
   /**
    * Serves {@code acceptor} to the peers' proposers. A proposal whose value is versioned too far
@@ -53,7 +60,7 @@ public final class PaxosProtocol {
               Optional<ClockOffsetException> refusal = value.flatMap(future::refusal);
               return refusal.isPresent()
                   ? CompletableFuture.failedFuture(refusal.get())
-                  : acceptor.accept(accept.key(), accept.proposal());
+                  : acceptor.accept(accept.key(), accept.proposal(), accept.commit());
             });
   }
 }

@@ -73,6 +73,7 @@ final class PaxosRequest {
   private final List<Proposal> earlier = new ArrayList<>();
   private final Map<NodeId, String> failed = new LinkedHashMap<>();
   private final CompletableFuture<Outcome> result = new CompletableFuture<>();
+  private final Unfinished unfinished;
   private int attempt;
   private int contended;
 
@@ -85,7 +86,21 @@ final class PaxosRequest {
   /** The current phase's calls: its failures, typed, decide the answer of an unreachable round. */
   private QuorumCall<Reply> phase;
 
-  PaxosRequest(Rounds rounds, Key key, ConditionalWrite write, Quorum quorum) {
+  /** The current round's accepts, once sent. */
+  private Accepts accepts;
+
+  /**
+   * Whether an earlier round of this request asked acceptors to store the value as they accept it.
+   */
+  private boolean committing;
+
+  /**
+   * @param unfinished where a request that fails after its accepts may have stored the value on an
+   *     acceptor hands its key, to be finished in the background; null for a request that is such a
+   *     finish itself
+   */
+  PaxosRequest(
+      Rounds rounds, Key key, ConditionalWrite write, Quorum quorum, Unfinished unfinished) {
     this.rounds = rounds;
     this.membership = rounds.membership();
     this.paxos = rounds.acceptors();
@@ -98,6 +113,7 @@ final class PaxosRequest {
     this.key = key;
     this.write = write;
     this.quorum = quorum;
+    this.unfinished = unfinished;
   }
 
   /**
@@ -107,7 +123,17 @@ final class PaxosRequest {
   CompletableFuture<Outcome> start() {
     long left = deadlineNanos - deadline.nanoTime();
     ScheduledFuture<?> timeout = timer.schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
-    result.whenComplete((done, error) -> timeout.cancel(false));
+    result.whenComplete(
+        (done, error) -> {
+          timeout.cancel(false);
+          boolean mayBeStored;
+          synchronized (this) {
+            mayBeStored = committing || (accepts != null && accepts.committing());
+          }
+          if (error != null && mayBeStored && unfinished != null) {
+            unfinished.add(key, quorum);
+          }
+        });
     round();
     return result;
   }
@@ -142,6 +168,8 @@ final class PaxosRequest {
     }
     synchronized (this) {
       participants = acceptors;
+      committing |= accepts != null && accepts.committing();
+      accepts = null;
     }
     List<NodeId> all = acceptors.all();
     Ballot ballot = new Ballot(clock.now(), paxos.self());
@@ -198,17 +226,21 @@ final class PaxosRequest {
     synchronized (this) {
       if (error != null) {
         failed.put(node, String.valueOf(Failures.unwrap(error).getMessage()));
+      } else if (accepts != null) {
+        accepts.answered(node, reply);
       }
       step = error == null ? round.onReply(node, reply) : round.onFailure(node);
     }
     switch (step) {
       case Round.Step.Wait wait -> {}
       case Round.Step.SendAccept send -> {
+        Accepts sent = new Accepts(paxos, key, acceptors, send.proposal());
         synchronized (this) {
           proposal = send.proposal();
+          accepts = sent;
         }
         metrics.accept();
-        phase(round, acceptors, to -> paxos.accept(to, key, send.proposal()));
+        sent.send(call -> phase(round, acceptors, call));
       }
       case Round.Step.Done done -> ended(round, acceptors, done.outcome());
     }
@@ -273,17 +305,29 @@ final class PaxosRequest {
     if (value.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    metrics.commit();
     // A request that outlived a change which shrank the cluster below its ack commits to all.
     int ack = Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
-    return writes
-        .write(key, value.get(), new Quorum(ack, from))
-        .whenComplete(
-            (ok, error) -> {
-              if (error != null) {
-                result.completeExceptionally(Failures.unwrap(error));
-              }
-            });
+    Accepts sent;
+    QuorumCall<Reply> calls;
+    synchronized (this) {
+      sent = accepts;
+      calls = phase;
+    }
+    if (sent != null && sent.storedOnceHere(ack, from)) {
+      sent.commitTheRest(calls, value.get(), writes, metrics);
+      return failOnError(paxos.commitHere(key, value.get()));
+    }
+    metrics.commit();
+    return failOnError(writes.write(key, value.get(), new Quorum(ack, from)));
+  }
+
+  private CompletableFuture<Void> failOnError(CompletableFuture<Void> commit) {
+    return commit.whenComplete(
+        (ok, error) -> {
+          if (error != null) {
+            result.completeExceptionally(Failures.unwrap(error));
+          }
+        });
   }
 
   private static boolean ownWrite(Proposal accepted, Outcome.Applied applied) {

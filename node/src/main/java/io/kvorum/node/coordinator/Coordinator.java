@@ -85,6 +85,7 @@ public final class Coordinator {
             deadline,
             random,
             this::defaultFrom,
+            handoff.window(),
             registry);
     ReadRepairer repairer = new ReadRepairer(replicas, registry);
     this.reads = new ReadCoordinator(membership, replicas, repairer, deadline);

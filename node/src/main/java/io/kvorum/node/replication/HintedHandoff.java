@@ -121,6 +121,11 @@ public final class HintedHandoff {
     this.metrics = new HintMetrics(registry, store, peers);
   }
 
+  /** How long a hint is kept before it is dropped undelivered. */
+  public Duration window() {
+    return settings.window();
+  }
+
   /** Keeps {@code record} for {@code target}, which did not confirm the write. */
   public CompletableFuture<Void> hint(NodeId target, Key key, Record record) {
     if (store.pending(target) >= settings.maxPerPeer()) {

@@ -2,6 +2,8 @@ package io.kvorum.node.testing;
 
 import io.kvorum.node.antientropy.RepairProtocol;
 import io.kvorum.node.clock.ClockProtocol;
+import io.kvorum.node.consensus.PaxosProtocol;
+import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.Entry;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
@@ -55,6 +57,10 @@ public final class ScriptedPeerTransport implements PeerTransport {
   private final Map<NodeId, Outcome> byPeer = new ConcurrentHashMap<>();
   private volatile Function<Call, Outcome> script = call -> null;
   private volatile Function<Call, Optional<Record>> readAnswers = call -> Optional.empty();
+  private volatile Function<Object, Reply> acceptors =
+      request -> {
+        throw new IllegalStateException("no Paxos reply is scripted: script a failure");
+      };
   private volatile Function<Call, RuntimeException> failures =
       call -> unavailable(call.peer(), "scripted failure");
   private volatile Executor completions = Runnable::run;
@@ -80,6 +86,12 @@ public final class ScriptedPeerTransport implements PeerTransport {
   /** What successful reads answer. */
   public ScriptedPeerTransport readAnswers(Function<Call, Optional<Record>> answers) {
     this.readAnswers = answers;
+    return this;
+  }
+
+  /** What the peers' Paxos acceptors answer a prepare or an accept that succeeds. */
+  public ScriptedPeerTransport acceptors(Function<Object, Reply> answers) {
+    this.acceptors = answers;
     return this;
   }
 
@@ -160,8 +172,9 @@ public final class ScriptedPeerTransport implements PeerTransport {
 
   /**
    * Records the call and answers as scripted: reads what {@link #readAnswers} says, writes nothing,
-   * hellos 0 hints, pings the wall clock, tree hashes zeros; Paxos phases only fail as scripted; an
-   * operation this transport does not script fails as if it were not carried.
+   * hellos 0 hints, pings the wall clock, tree hashes zeros; Paxos phases what {@link #acceptors}
+   * says (by default they fail unless a failure is scripted); an operation this transport does not
+   * script fails as if it were not carried.
    */
   @Override
   @SuppressWarnings("unchecked") // each operation's answer is of its own type
@@ -176,10 +189,7 @@ public final class ScriptedPeerTransport implements PeerTransport {
               () -> new ClockProtocol.PeerTime(System.currentTimeMillis(), Optional.empty());
           case "tree_hashes" ->
               () -> new long[((RepairProtocol.Hashes) request).positions().length];
-          case "prepare", "accept" ->
-              () -> {
-                throw new IllegalStateException("no Paxos reply is scripted: script a failure");
-              };
+          case "prepare", "accept" -> () -> acceptors.apply(request);
           default -> null;
         };
     if (answer == null) {
@@ -223,12 +233,18 @@ public final class ScriptedPeerTransport implements PeerTransport {
     return switch (request) {
       case Key key -> key;
       case Entry entry -> entry.key();
+      case PaxosProtocol.Prepare prepare -> prepare.key();
+      case PaxosProtocol.Accept accept -> accept.key();
       default -> null;
     };
   }
 
   private static Record record(Object request) {
-    return request instanceof Entry entry ? entry.record() : null;
+    return switch (request) {
+      case Entry entry -> entry.record();
+      case PaxosProtocol.Accept accept -> accept.proposal().value().orElse(null);
+      default -> null;
+    };
   }
 
   @SuppressWarnings("unchecked")

@@ -85,7 +85,8 @@ public record PeerCalls(PeerTransport transport, NodeId self, ClockProtocol.Ping
   }
 
   public CompletableFuture<Reply> accept(NodeId peer, Key key, Proposal proposal) {
-    return transport.call(peer, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal));
+    return transport.call(
+        peer, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal, false));
   }
 
   public CompletableFuture<long[]> treeHashes(NodeId peer, int level, int[] positions) {

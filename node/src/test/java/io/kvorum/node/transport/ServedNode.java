@@ -139,7 +139,8 @@ public interface ServedNode {
 
       @Override
       public CompletableFuture<Reply> accept(Key key, Proposal proposal) {
-        return handlers.handle(PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal));
+        return handlers.handle(
+            PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal, false));
       }
 
       @Override

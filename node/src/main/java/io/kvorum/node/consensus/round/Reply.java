@@ -17,8 +17,15 @@ public sealed interface Reply {
   record Promise(Ballot ballot, Optional<Proposal> accepted, Optional<Record> stored)
       implements Reply {}
 
-  /** The proposal at this ballot is accepted. */
-  record Accepted(Ballot ballot) implements Reply {}
+  /**
+   * The proposal at this ballot is accepted; {@code committed}: its value is stored as the key's
+   * record too, as an accept that knew the proposal chosen asks ({@code PaxosProtocol.Accept}).
+   */
+  record Accepted(Ballot ballot, boolean committed) implements Reply {
+    public Accepted(Ballot ballot) {
+      this(ballot, false);
+    }
+  }
 
   /**
    * Refused: the acceptor promised or accepted {@code higher} already. A refused prepare says what

@@ -85,14 +85,16 @@ final class PaxosMapping {
       message.setAccept(
           AcceptRequest.newBuilder()
               .setKey(ProtoMapping.bytes(accept.key().bytes()))
-              .setProposal(toProto(accept.proposal())));
+              .setProposal(toProto(accept.proposal()))
+              .setCommit(accept.commit()));
     }
 
     @Override
     public PaxosProtocol.Accept takeRequest(ReplicaRequest message) {
       return new PaxosProtocol.Accept(
           ProtoMapping.key(message.getAccept().getKey()),
-          fromProto(message.getAccept().getProposal()));
+          fromProto(message.getAccept().getProposal()),
+          message.getAccept().getCommit());
     }
 
     @Override
@@ -143,7 +145,8 @@ final class PaxosMapping {
     switch (reply) {
       case Reply.Promise promise ->
           message.setPromise(held(new Reply.Held(promise.accepted(), promise.stored())));
-      case Reply.Accepted accepted -> message.setAccepted(PaxosAccepted.getDefaultInstance());
+      case Reply.Accepted accepted ->
+          message.setAccepted(PaxosAccepted.newBuilder().setCommitted(accepted.committed()));
       case Reply.Rejected rejected -> {
         message.setRejectedBy(toProto(rejected.higher()));
         rejected.held().ifPresent(h -> message.setHeld(held(h)));
@@ -177,7 +180,7 @@ final class PaxosMapping {
         Reply.Held held = held(reply.getPromise());
         yield new Reply.Promise(ballot, held.accepted(), held.stored());
       }
-      case ACCEPTED -> new Reply.Accepted(ballot);
+      case ACCEPTED -> new Reply.Accepted(ballot, reply.getAccepted().getCommitted());
       case REJECTED_BY ->
           new Reply.Rejected(
               ballot,

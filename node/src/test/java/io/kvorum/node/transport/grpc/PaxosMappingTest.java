@@ -30,6 +30,7 @@ class PaxosMappingTest {
             new Reply.Promise(MINE, Optional.of(accepted), Optional.of(stored)),
             new Reply.Promise(MINE, Optional.empty(), Optional.empty()),
             new Reply.Accepted(MINE),
+            new Reply.Accepted(MINE, true),
             new Reply.Rejected(MINE, HIGHER),
             new Reply.Rejected(
                 MINE,

@@ -31,23 +31,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a conditional write answers when its acceptors fail: the failure table's answer, as a plain
- * write's ({@link FailureKind}). A full disk on a majority of the acceptors is 507 at once, not a
- * retry until the request timeout and 504; failures a retry may mend are retried.
+ * How a conditional write's acceptors commit it, and what it answers when they fail.
+ *
+ * <ul>
+ *   <li>This node's acceptor accepts first, and the others store the value as they accept it: two
+ *       round trips and no commit; an acceptor of 0.2.0, which ignores the request, gets the commit
+ *       through the write path, and so does one that missed the accept, after the answer.
+ *   <li>A write that failed after its accepts may have stored the value on a replica is finished in
+ *       the background once the acceptors answer again.
+ *   <li>Failures get the failure table's answer, as a plain write's ({@link FailureKind}): a full
+ *       disk on a majority of the acceptors is 507 at once, not a retry until the request timeout
+ *       and 504; failures a retry may mend are retried.
+ * </ul>
  */
-class ConditionalWriteFailureTest {
+class ConditionalWriteAcceptorsTest {
   private static final NodeId N1 = NodeId.of("n1");
   private static final NodeId N2 = NodeId.of("n2");
   private static final NodeId N3 = NodeId.of("n3");
   private static final Key KEY = Key.of("k".getBytes(StandardCharsets.UTF_8));
   private static final byte[] VALUE = {1};
+  private static final Duration NO_TTL = Duration.ZERO;
+  private static final Quorum QUORUM = new Quorum(2, 3);
+  private static final ScriptedPeerTransport.Outcome FAIL = ScriptedPeerTransport.Outcome.FAIL;
 
   /** Far above the wait of {@link #failure}: an answer within that wait came at once. */
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
@@ -120,6 +134,97 @@ class ConditionalWriteFailureTest {
 
     assertThat(failure).isInstanceOf(NotEnoughReplicasException.class);
     assertThat(peers.calls("prepare").size()).as("rounds retried").isGreaterThan(2);
+  }
+
+  @Test
+  void theOtherAcceptorsStoreTheValueAsTheyAcceptItSoNoCommitIsSent() throws Exception {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    List<PaxosProtocol.Accept> accepts = new CopyOnWriteArrayList<>();
+    peers.acceptors(request -> acceptor(request, accepts, true));
+
+    Version written =
+        answer(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM));
+
+    assertThat(peers.calls("prepare")).hasSize(2);
+    assertThat(accepts).hasSize(2).allMatch(PaxosProtocol.Accept::commit);
+    assertThat(peers.calls("write")).as("no commit").isEmpty();
+    assertThat(stored()).map(Record::version).contains(written);
+    assertThat(paxos("phases", "phase", "commit")).isZero();
+  }
+
+  @Test
+  void anAcceptorOf020ThatIgnoresTheCommitGetsItThroughTheWritePath() throws Exception {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    peers.acceptors(request -> acceptor(request, new CopyOnWriteArrayList<>(), false));
+
+    Version written =
+        answer(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM));
+
+    assertThat(peers.calls("write"))
+        .extracting(ScriptedPeerTransport.Call::peer)
+        .containsExactlyInAnyOrder(N2, N3);
+    assertThat(stored()).map(Record::version).contains(written);
+    assertThat(paxos("phases", "phase", "commit")).isEqualTo(1);
+  }
+
+  @Test
+  void anAcceptorThatMissedTheAcceptGetsTheValueAfterTheAnswer() throws Exception {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    peers.acceptors(request -> acceptor(request, new CopyOnWriteArrayList<>(), true));
+    peers.script(call -> call.operation().equals("accept") && call.peer().equals(N3) ? FAIL : null);
+
+    answer(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM));
+
+    assertThat(peers.calls("write")).extracting(ScriptedPeerTransport.Call::peer).contains(N3);
+  }
+
+  @Test
+  void aWriteThatFailedAfterItsAcceptsIsFinishedOnceTheAcceptorsAnswer() {
+    Coordinator coordinator = coordinator(Duration.ofMillis(300));
+    peers.acceptors(request -> acceptor(request, new CopyOnWriteArrayList<>(), true));
+    // Both accepts go unanswered: either may have been taken, the value stored and so chosen.
+    peers.script(call -> call.operation().equals("accept") ? FAIL : null);
+
+    assertThat(failure(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM)))
+        .isInstanceOf(NotEnoughReplicasException.class);
+    assertThat(stored()).as("not known chosen, so not committed here").isEmpty();
+
+    peers.script(call -> null);
+    Awaitility.await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(paxos("finishes", "outcome", "finished")).isEqualTo(1));
+    assertThat(stored()).map(Record::value).contains(VALUE);
+  }
+
+  /** A peer's acceptor that takes every ballot; with {@code commits}, commits when asked. */
+  private static Reply acceptor(
+      Object request, List<PaxosProtocol.Accept> accepts, boolean commits) {
+    return switch (request) {
+      case PaxosProtocol.Prepare prepare ->
+          new Reply.Promise(prepare.ballot(), Optional.empty(), Optional.empty());
+      case PaxosProtocol.Accept accept -> {
+        accepts.add(accept);
+        yield new Reply.Accepted(accept.proposal().ballot(), commits && accept.commit());
+      }
+      default -> throw new IllegalArgumentException(String.valueOf(request));
+    };
+  }
+
+  private Optional<Record> stored() {
+    return node.replication().storage().get(KEY).join();
+  }
+
+  private double paxos(String name, String tag, String value) {
+    return node.resources()
+        .registry()
+        .get("kvorum.paxos." + name)
+        .tag(tag, value)
+        .counter()
+        .count();
+  }
+
+  private static <T> T answer(CompletableFuture<T> request) throws Exception {
+    return request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private static StorageException noSpace() {
