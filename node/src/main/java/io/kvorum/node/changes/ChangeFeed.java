@@ -65,6 +65,14 @@ public final class ChangeFeed {
     boolean reachable(NodeId member);
 
     /**
+     * Whether {@code member}'s clock is beyond the max offset from this node's: what it logs
+     * meanwhile is stamped by a clock that orders nothing against the others' stamps.
+     */
+    default boolean clockOut(NodeId member) {
+      return false;
+    }
+
+    /**
      * Whether the watermark may pass changes {@code absent} members may hold: they hold no majority
      * of any key's replicas, so each write a majority acknowledged is on a member that answered.
      */
@@ -114,6 +122,12 @@ public final class ChangeFeed {
      * The watermark passed up to here while this member took no part: its changes there are late.
      */
     long lateUpTo = Long.MIN_VALUE;
+
+    /**
+     * Its clock was out since its log was last read to the end: all it logged until it is read to
+     * the end again is late, wherever the watermark was meanwhile.
+     */
+    boolean clockWasOut;
 
     Member(long after) {
       this.after = after;
@@ -219,6 +233,7 @@ public final class ChangeFeed {
       // A member new to the feed (a node that joined) is read from the margin before the cursor.
       Member member =
           members.computeIfAbsent(id, k -> new Member(Math.max(start, watermark - margin)));
+      member.clockWasOut |= logs.clockOut(id);
       if (logs.reachable(id)) {
         reads.put(
             id, logs.read(id, new ChangeLog.Read(range, member.after, FeedSettings.READ_LIMIT)));
@@ -266,6 +281,11 @@ public final class ChangeFeed {
         return;
       }
       pages.put(member, page);
+      if (member.clockWasOut) {
+        // Stamped (some of it) while its clock was out, above the watermark if it stalled then.
+        member.lateUpTo = Math.max(member.lateUpTo, page.closed());
+        member.clockWasOut = page.more();
+      }
       member.after = Math.max(member.after, page.closed());
       closed = Math.min(closed, page.closed());
       more |= page.more();
@@ -274,7 +294,10 @@ public final class ChangeFeed {
         absent.isEmpty() || PlantedBug.FEED_PAST_A_MAJORITY.planted() || logs.mayGoWithout(absent);
     if (complete && closed != Long.MAX_VALUE && closed > watermark) {
       watermark = closed;
-      absent.forEach(id -> members.get(id).lateUpTo = watermark);
+      for (NodeId id : absent) {
+        Member member = members.get(id);
+        member.lateUpTo = Math.max(member.lateUpTo, watermark);
+      }
     }
     pages.forEach((member, page) -> order.add(page.changes(), member.lateUpTo, watermark));
     emit(nanos);

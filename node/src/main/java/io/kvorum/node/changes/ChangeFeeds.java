@@ -245,6 +245,11 @@ public final class ChangeFeeds implements AutoCloseable {
     }
 
     @Override
+    public boolean clockOut(NodeId member) {
+      return !member.equals(self) && clockView().beyond().contains(member);
+    }
+
+    @Override
     public CompletableFuture<ChangeLog.Page> read(NodeId member, ChangeLog.Read read) {
       return reads.read(member, read, loop);
     }

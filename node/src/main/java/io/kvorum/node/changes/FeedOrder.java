@@ -88,13 +88,15 @@ final class FeedOrder {
 
   /**
    * Changes read from a member's log, in any order. Those stamped at or below {@code late} are
-   * late: the watermark passed them while their member took no part (cut off, down, its clock out),
-   * so their stamps order nothing against the others' changes; they are taken as stamped at {@code
-   * now} (the watermark after the read), after what the members taking part logged until then.
+   * late: the watermark passed them while their member took no part (cut off, down), or its clock
+   * was out when it logged them, so their stamps order nothing against the others' changes; they
+   * are taken as stamped at {@code now} (the watermark after the read) or at {@code late} if later,
+   * after what the members taking part logged until then.
    */
   void add(List<Change> changes, long late, long now) {
+    long at = Math.max(now, late);
     for (Change change : changes) {
-      pending.add(change.stamp() <= late ? new Change(now, change.key(), change.record()) : change);
+      pending.add(change.stamp() <= late ? new Change(at, change.key(), change.record()) : change);
     }
   }
 
