@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * ever, read and removed by nothing. A member that is down therefore holds the sweep back until it
  * is back, or removed. A record is dropped only if it is still the version scanned, so a write
  * racing the sweep is kept. The epoch swept last is kept in the data directory ({@value
- * #SWEPT_FILE}), so a restart does not sweep again.
+ * #SWEPT_FILE}), so a restart does not sweep again; the write-ahead log is synced before it is
+ * written, so that a power cut cannot keep the mark and lose the drops.
  *
  * <p>The settle time is measured on the node's monotonic clock ({@link Execution#nanoTime}) by the
  * ticks that call {@link #maybeSweep}. A sweep is a chain of steps on the worker, one per batch of
@@ -122,6 +123,10 @@ final class OwnershipSweep {
               if (execution.closed()) {
                 return;
               }
+              // The drops are durable before the epoch is recorded as swept: a power cut within
+              // --sync-writes would otherwise undo them and keep the mark, and the records it
+              // brought back would stay here for ever (EVERYTHING seed 1001766).
+              storage.syncWal();
               swept = epoch;
               files.write(SWEPT_FILE, ByteBuffer.allocate(Long.BYTES).putLong(epoch).array());
               log.info(

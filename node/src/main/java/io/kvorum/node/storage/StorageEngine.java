@@ -115,8 +115,9 @@ public interface StorageEngine extends AutoCloseable {
   /**
    * Syncs the write-ahead log (records, hints and acceptor states alike) if anything was written
    * since the last sync this method made; whether it synced. Called every {@code --sync-writes
-   * INTERVAL} by one thread, off the event loops ({@link WalSyncer}). An engine that keeps no log
-   * of its own has nothing to sync.
+   * INTERVAL} by one thread, off the event loops ({@link WalSyncer}), and by an ownership sweep
+   * before it records the epoch it swept (on the membership worker). An engine that keeps no log of
+   * its own has nothing to sync.
    *
    * @throws io.kvorum.node.core.StorageException if the sync failed
    */

@@ -95,7 +95,9 @@ class SimulationTest {
    * EVERYTHING 1005302: a member left out of a feed for its clock kept logging writes stamped by
    * that clock while the watermark stood still (a majority of a key's replicas out), and once
    * corrected its entries were merged at those stamps, ahead of older acknowledged versions, which
-   * were then dropped as older than the last sent.
+   * were then dropped as older than the last sent. EVERYTHING 1001766: an old owner's sweep
+   * recorded its epoch as swept (a synced file) while its drops still waited for the next log sync,
+   * and a power cut within that interval brought the records back, never swept again.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @CsvSource({
@@ -110,7 +112,8 @@ class SimulationTest {
     "EVERYTHING, 1001062",
     "EVERYTHING, 1001908",
     "EVERYTHING, 1002358",
-    "EVERYTHING, 1005302"
+    "EVERYTHING, 1005302",
+    "EVERYTHING, 1001766"
   })
   void seedsHuntsFoundPass(Scenario scenario, long seed) {
     Simulation.Result result = Simulation.run(seed, scenario);

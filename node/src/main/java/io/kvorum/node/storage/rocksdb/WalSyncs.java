@@ -33,8 +33,11 @@ final class WalSyncs {
   /** The volume of the database, or null if it cannot be known (then every sync is a write). */
   private final FileStore volume;
 
-  /** The last sequence number a sync made durable; read and written by the syncing thread alone. */
-  private long syncedSequence = -1;
+  /**
+   * The last sequence number a sync made durable. Written by the syncing thread and by an ownership
+   * sweep's, each after its own sync: a race between the two costs at most one more sync.
+   */
+  private volatile long syncedSequence = -1;
 
   WalSyncs(
       RocksDbStorageEngine engine, RocksDB db, Purger purger, WriterErrors errors, Path directory) {
