@@ -90,10 +90,11 @@ final class Accepts {
 
   /**
    * Whether, once this node stores the value too, {@code ack} of the value's {@code from} replicas
-   * hold it: the other acceptors that answered so far stored it as they accepted it.
+   * hold it: this node's acceptor accepted it, and the other acceptors that answered so far stored
+   * it as they accepted it.
    */
   boolean storedOnceHere(int ack, int from) {
-    return ownFirst && from == acceptors && stored.size() + 1 >= ack;
+    return committing && from == acceptors && stored.size() + 1 >= ack;
   }
 
   /**
