@@ -7,7 +7,7 @@ import io.kvorum.node.core.Quorum;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -29,7 +29,7 @@ final class Unfinished {
 
   private final PaxosRequest.Rounds rounds;
   private final Duration within;
-  private final Map<Key, Boolean> pending = new ConcurrentHashMap<>();
+  private final Set<Key> pending = ConcurrentHashMap.newKeySet();
   private final Counter finished;
   private final Counter abandoned;
 
@@ -59,7 +59,7 @@ final class Unfinished {
       abandoned.increment();
       return;
     }
-    if (pending.putIfAbsent(key, Boolean.TRUE) == null) {
+    if (pending.add(key)) {
       attempt(key, quorum, 1, rounds.deadline().nanoTime() + within.toNanos());
     }
   }
