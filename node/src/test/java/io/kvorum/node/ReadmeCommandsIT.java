@@ -115,8 +115,12 @@ class ReadmeCommandsIT {
     }
     Path log = work.resolve("first-command.log");
     // setsid: a process group of its own, as a terminal gives a command, for Ctrl-C to signal.
+    // env --default-signal=INT: Ctrl-C's default action, as a terminal's shell gives a command. A
+    // build started in the background of a shell without job control (`cmd &` in a script)
+    // inherits SIGINT ignored, the ignoring survives exec, and a JVM that starts with SIGINT
+    // ignored keeps ignoring it: the cluster would never see this test's Ctrl-C.
     ProcessBuilder builder =
-        new ProcessBuilder("setsid", "sh", "-c", command)
+        new ProcessBuilder("setsid", "env", "--default-signal=INT", "sh", "-c", command)
             .directory(clone.toFile())
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
