@@ -253,11 +253,22 @@ final class PaxosRequest {
       proposal = null;
     }
     switch (outcome) {
-      case Outcome.Applied applied ->
-          // Its own write goes to this request's from; a later value that overwrote it (found by a
-          // retry, CONDITIONAL seed 1000455) to the replicas it was written with.
-          commit(accepted, ownWrite(accepted, applied) ? quorum.from() : ownReplicas(accepted))
-              .thenRun(() -> result.complete(applied));
+      case Outcome.Applied applied -> {
+        // Its own write goes to this request's from. A later value that overwrote it (found by a
+        // retry, CONDITIONAL seed 1000455) goes to the replicas it was written with, which may be
+        // fewer: so the own write goes to this request's from too, where the later value is not
+        // already, for a read whose quorum overlaps this write's to see it or something newer
+        // (PAXOS_PURGE seed 734: a delete answered at 3 of 3, overwritten by a create at 1 of 1,
+        // and a read at 1 of 3 on another replica saw the value from before the delete).
+        boolean own = ownWrite(accepted, applied);
+        CompletableFuture<Void> committed =
+            commit(accepted, own ? quorum.from() : ownReplicas(accepted));
+        (own
+                ? committed
+                : committed.thenCompose(
+                    done -> write(applied.written(), ackOf(quorum.from()), quorum.from())))
+            .thenRun(() -> result.complete(applied));
+      }
       case Outcome.Refused refused ->
           commit(accepted, ownReplicas(accepted)).thenRun(() -> result.complete(refused));
       case Outcome.Contended lost -> {
@@ -305,8 +316,7 @@ final class PaxosRequest {
     if (value.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    // A request that outlived a change which shrank the cluster below its ack commits to all.
-    int ack = Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
+    int ack = ackOf(from);
     Accepts sent;
     QuorumCall<Reply> calls;
     synchronized (this) {
@@ -317,8 +327,21 @@ final class PaxosRequest {
       sent.commitTheRest(calls, value.get(), writes, metrics);
       return failOnError(paxos.commitHere(key, value.get()));
     }
+    return write(value.get(), ack, from);
+  }
+
+  /**
+   * How many of {@code from} replicas a commit waits for: max(ack, a majority); all of them for a
+   * request that outlived a change which shrank the cluster below its ack.
+   */
+  private int ackOf(int from) {
+    return Math.min(Math.max(quorum.ack(), Quorum.majorityOf(from)), from);
+  }
+
+  /** Commits {@code value} through the write path to {@code ack} of the first {@code from}. */
+  private CompletableFuture<Void> write(Record value, int ack, int from) {
     metrics.commit();
-    return failOnError(writes.write(key, value.get(), new Quorum(ack, from)));
+    return failOnError(writes.write(key, value, new Quorum(ack, from)));
   }
 
   private CompletableFuture<Void> failOnError(CompletableFuture<Void> commit) {

@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * under a minute. The bound is what the seeds took when the bug was planted first, with room: a
  * change that makes the simulator blind to one of them fails here.
  *
- * <p>Not among them: {@link PlantedBug#UNSAFE_PAXOS_PURGE}, which no seed has found yet (see its
- * comment); hunt for it with {@code -Dkvorum.sim.plant=UNSAFE_PAXOS_PURGE} ({@link
+ * <p>Not among them: {@link PlantedBug#UNSAFE_PAXOS_PURGE}, which about one {@code PAXOS_PURGE}
+ * seed in 10,000 shows (see its comment): hunt for it with {@code
+ * -Dkvorum.sim.plant=UNSAFE_PAXOS_PURGE -Dkvorum.sim.scenario=PAXOS_PURGE} ({@link
  * SimulationHunt}). And {@link PlantedBug#FEED_PAST_A_MAJORITY}, which {@link
  * ChangeFeedSimulationTest} plants in a scenario of its own (a feed on a node cut off from the
  * others), where every seed finds it; the scenarios here find it about once in a thousand seeds.

@@ -22,6 +22,16 @@ enum Scenario {
       SimWorkload.Mix.CONDITIONAL,
       EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION, Fault.LOSSY_NETWORK, Fault.FLAPPING)),
   /**
+   * Conditional writes on one or two keys of three nodes, amid cuts and lost messages that leave a
+   * proposal accepted by its coordinator's acceptor alone, with hint windows so short that the
+   * request's finisher gives up, then a quiet end long past the purge grace: the acceptors forget
+   * what the purge rule lets them before the last rounds read the keys ({@link
+   * io.kvorum.node.core.PlantedBug#UNSAFE_PAXOS_PURGE}).
+   */
+  PAXOS_PURGE(
+      SimWorkload.Mix.CONDITIONAL,
+      EnumSet.of(Fault.PARTITION, Fault.ONE_WAY, Fault.LOSSY_NETWORK, Fault.KILL)),
+  /**
    * Nodes cut off and frozen, never crashed, disks never full: every write a replica missed is
    * hinted by a coordinator that lives on, so hints alone (anti-entropy off) mend every replica.
    */
@@ -82,15 +92,23 @@ enum Scenario {
   /** What {@code seed} draws from this scenario. */
   Draw draw(long seed) {
     Random random = new Random(seed ^ 0x5DEECE66DL);
-    int nodes = 3 + random.nextInt(3);
+    int nodes = this == PAXOS_PURGE ? 3 : 3 + random.nextInt(3);
     WalSync sync =
         random.nextInt(10) < 3 ? WalSync.EVERY_WRITE : WalSync.every(Duration.ofMillis(100));
     boolean handoffOnly = this == HANDOFF;
     return new Draw(
         this,
         nodes,
-        this == CONDITIONAL ? 4 + random.nextInt(5) : 3 + random.nextInt(8),
-        this == CONDITIONAL ? 2 + random.nextInt(3) : 2 + random.nextInt(5),
+        switch (this) {
+          case CONDITIONAL -> 4 + random.nextInt(5);
+          case PAXOS_PURGE -> 2 + random.nextInt(3);
+          default -> 3 + random.nextInt(8);
+        },
+        switch (this) {
+          case CONDITIONAL -> 2 + random.nextInt(3);
+          case PAXOS_PURGE -> 2 + random.nextInt(2);
+          default -> 2 + random.nextInt(5);
+        },
         mix,
         Duration.ofSeconds(1),
         this == PURGE || this == EVERYTHING ? random.nextDouble() * 0.2 : 0,
@@ -102,10 +120,15 @@ enum Scenario {
         Duration.ofSeconds(
             switch (this) {
               case CONDITIONAL -> 3 + random.nextInt(6);
+              case PAXOS_PURGE -> 2 + random.nextInt(3);
               case ZONES -> 5 + random.nextInt(10);
               default -> 10 + random.nextInt(20);
             }),
-        this == PURGE ? Duration.ofSeconds(2) : Duration.ofHours(3),
+        switch (this) {
+          case PURGE -> Duration.ofSeconds(2);
+          case PAXOS_PURGE -> Duration.ofSeconds(1);
+          default -> Duration.ofHours(3);
+        },
         handoffOnly ? Duration.ofHours(1) : Duration.ofSeconds(3 + random.nextInt(5)));
   }
 
