@@ -8,17 +8,18 @@
 # rate. CPU per request is the members' own (utime + stime from /proc) over the requests answered;
 # the p50 and p99 are the highest of the three wrk2s' (CONNECTIONS, default 64, each).
 # kvorum runs once per jar given (default node/target/kvorum-node.jar), so builds compare in the
-# same sitting; etcd once.
+# same sitting; etcd once. A jar may be followed by @ and node flags for that run only (for example
+# `sync=node/target/kvorum-node.jar@--sync-writes true`).
 #
 #   ETCD=/path/to/etcd WRK2=/opt/wrk2/wrk flock /tmp/machine.lock bench/tools/cas-etcd.sh \
-#     [LABEL=JAR ...]          # RATES="100 300 1000" SATURATION=9000 DURATION=30 WARM_UP=60
+#     [LABEL=JAR[@FLAGS] ...]  # RATES="100 300 1000" SATURATION=9000 DURATION=30 WARM_UP=60
 #
 # ENVIRONMENT.md says how to build etcd 3.7.3 here. Results: OUT (default a temporary directory),
 # a table on stdout; the members' logs and wrk2's outputs are kept under OUT.
 set -euo pipefail
 [ "${1:-}" != --help ] || { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0; }
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-etcd="${ETCD:?set ETCD to an etcd 3.7.3 binary}"
+etcd="${ETCD:?set ETCD to an etcd 3.7.3 binary, or to skip for kvorum alone (a rerun of builds)}"
 wrk2="${WRK2:-wrk}"
 rates="${RATES:-100 300 1000}"
 saturation="${SATURATION:-9000}"
@@ -97,14 +98,15 @@ measure() {
 }
 
 kvorum() {
-  local label=$1 jar=$2 urls=() peers=()
+  local label=$1 jar=${2%%@*} flags=() urls=() peers=()
+  [ "$jar" = "$2" ] || read -r -a flags <<< "${2#*@}"
   for i in 0 1 2; do peers+=("node-$i=127.0.0.1:$((24580 + i))"); done
   for i in 0 1 2; do
     mkdir -p "$work/$label/node-$i"
     "$java_home/bin/java" -Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED \
       -jar "$jar" --node-id "node-$i" --http-host 127.0.0.1 --http-port $((24480 + i)) \
       --grpc-port $((24580 + i)) --data-dir "$work/$label/node-$i" \
-      --peers "$(IFS=,; echo "${peers[*]}")" > "$work/$label/node-$i.log" 2>&1 &
+      --peers "$(IFS=,; echo "${peers[*]}")" "${flags[@]}" > "$work/$label/node-$i.log" 2>&1 &
     pids+=($!)
     urls+=("http://127.0.0.1:$((24480 + i))")
   done
@@ -144,7 +146,7 @@ etcd_cluster() {
 [ $# -gt 0 ] || set -- "kvorum=node/target/kvorum-node.jar"
 echo "| system | request | offered | answered | p50 | p99 | errors | CPU per request |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-etcd_cluster
+[ "$etcd" = skip ] || etcd_cluster
 for arg in "$@"; do
   kvorum "${arg%%=*}" "${arg#*=}"
 done

@@ -30,6 +30,24 @@ public interface AcceptorStore {
   CompletableFuture<Reply> step(
       Key key, Function<AcceptorState, AcceptorState.Transition> transition);
 
+  /**
+   * As {@link #step}, except that the returned future may complete before the new state is durable:
+   * it is then in the write-ahead log ahead of every write made after it, and durable once the log
+   * is next synced: by a write of the records that is durable when it completes ({@code
+   * --sync-writes true}), or by {@link #sync}. For a step whose reply waits for such a write
+   * anyway, so that both cost one sync. A store that writes every step durably may take it as a
+   * step.
+   */
+  default CompletableFuture<Reply> stepBeforeSync(
+      Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+    return step(key, transition);
+  }
+
+  /** Makes every step so far durable ({@link #stepBeforeSync}). */
+  default CompletableFuture<Void> sync() {
+    return CompletableFuture.completedFuture(null);
+  }
+
   /** {@code key}'s state now, as stored (not raised to the floor). */
   CompletableFuture<AcceptorState> state(Key key);
 

@@ -27,10 +27,14 @@ public final class Acceptors {
     return self;
   }
 
-  /** Asks {@code node}'s acceptor to promise {@code ballot} for {@code key}. */
+  /**
+   * Asks {@code node}'s acceptor to promise {@code ballot} for {@code key}, for a round of this
+   * node's proposer (this node's acceptor promises without a sync of its own: {@link
+   * Acceptor#prepareForOwnRound}).
+   */
   public CompletableFuture<Reply> prepare(NodeId node, Key key, Ballot ballot) {
     return self.equals(node)
-        ? local.prepare(key, ballot)
+        ? local.prepareForOwnRound(key, ballot)
         : peers.call(node, PaxosProtocol.PREPARE, new PaxosProtocol.Prepare(key, ballot));
   }
 

@@ -32,6 +32,12 @@ final class Accepts {
   private final Set<NodeId> stored = ConcurrentHashMap.newKeySet();
   private volatile boolean committing;
 
+  /** How many other acceptors' copies {@link #held} may answer on; 0 until it is asked. */
+  private int wanted;
+
+  /** Completes once {@link #wanted} other acceptors stored the value; fails if they never do. */
+  private final CompletableFuture<Void> storedElsewhere = new CompletableFuture<>();
+
   Accepts(Acceptors paxos, Key key, Owners.Participants participants, Proposal proposal) {
     List<NodeId> all = participants.all();
     this.paxos = paxos;
@@ -73,7 +79,12 @@ final class Accepts {
   /** Takes an acceptor's answer to these accepts. */
   void answered(NodeId acceptor, Reply reply) {
     if (storedBy(reply)) {
-      stored.add(acceptor);
+      synchronized (this) {
+        stored.add(acceptor);
+        if (wanted > 0 && stored.size() >= wanted) {
+          storedElsewhere.complete(null);
+        }
+      }
     }
   }
 
@@ -95,6 +106,58 @@ final class Accepts {
    */
   boolean storedOnceHere(int ack, int from) {
     return committing && from == acceptors && stored.size() + 1 >= ack;
+  }
+
+  /**
+   * Completes once the value is held by {@code ack} replicas: this node's copy stored ({@code
+   * here}) beside the other acceptors' that {@link #storedOnceHere} counted, or {@code ack} other
+   * acceptors' copies, whichever comes first (with both other acceptors quick, this node's sync is
+   * off the answer's path). Fails with {@code here}'s failure once neither can be.
+   */
+  CompletableFuture<Void> held(CompletableFuture<Void> here, int ack, QuorumCall<Reply> calls) {
+    CompletableFuture<Void> elsewhere = storedElsewhere(ack, calls);
+    CompletableFuture<Void> either = new CompletableFuture<>();
+    elsewhere.thenRun(() -> either.complete(null));
+    here.whenComplete(
+        (ok, error) -> {
+          if (error == null) {
+            either.complete(null);
+          } else {
+            elsewhere.whenComplete(
+                (alsoOk, also) -> {
+                  if (also != null) {
+                    either.completeExceptionally(error);
+                  }
+                });
+          }
+        });
+    return either;
+  }
+
+  /**
+   * Completes once {@code ack} of the other acceptors stored the value as they accepted it; fails
+   * once every acceptor of {@code calls} answered or failed without that many.
+   */
+  private CompletableFuture<Void> storedElsewhere(int ack, QuorumCall<Reply> calls) {
+    synchronized (this) {
+      wanted = ack;
+      if (stored.size() >= ack) {
+        storedElsewhere.complete(null);
+      }
+    }
+    // Counted from the answers themselves, as in commitTheRest.
+    calls
+        .settled()
+        .thenAccept(
+            answers -> {
+              if (answers.stream().filter(a -> storedBy(a.value())).count() >= ack) {
+                storedElsewhere.complete(null);
+              } else {
+                storedElsewhere.completeExceptionally(
+                    new IllegalStateException("fewer than " + ack + " other acceptors stored it"));
+              }
+            });
+    return storedElsewhere;
   }
 
   /**

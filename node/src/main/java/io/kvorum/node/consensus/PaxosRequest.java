@@ -325,7 +325,7 @@ final class PaxosRequest {
     }
     if (sent != null && sent.storedOnceHere(ack, from)) {
       sent.commitTheRest(calls, value.get(), writes, metrics);
-      return failOnError(paxos.commitHere(key, value.get()));
+      return failOnError(sent.held(paxos.commitHere(key, value.get()), ack, calls));
     }
     return write(value.get(), ack, from);
   }

@@ -81,7 +81,9 @@ public final class ReplicationBootstrap {
             clock::wallMillis,
             antiEntropy::purgeableBefore,
             resources.registry());
-    Acceptor acceptor = new Acceptor(engine, storage.local().acceptors());
+    Acceptor acceptor =
+        new Acceptor(
+            engine, storage.local().acceptors(), config.storage().syncWrites().everyWrite());
     PaxosSweeper paxosSweeper =
         new PaxosSweeper(
             engine,

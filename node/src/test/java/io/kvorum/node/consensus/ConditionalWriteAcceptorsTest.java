@@ -16,6 +16,7 @@ import io.kvorum.node.core.Record;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.server.LocalStorage;
+import io.kvorum.node.storage.ForwardingStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import io.kvorum.node.testing.MemoryCeilingStore;
@@ -70,6 +71,10 @@ class ConditionalWriteAcceptorsTest {
 
   private final ScriptedPeerTransport peers = new ScriptedPeerTransport();
   private volatile boolean localDiskFull;
+
+  /** Whether this node's records refuse every put, as a full disk does. */
+  private volatile boolean localRecordsFull;
+
   private NodeParts node;
 
   private Coordinator coordinator(Duration requestTimeout) {
@@ -87,7 +92,17 @@ class ConditionalWriteAcceptorsTest {
                 .requestTimeout(requestTimeout)
                 .replicationFactor(3)
                 .build(),
-            new LocalStorage(new InMemoryStorageEngine(), new InMemoryHintStore(), new FullDisk()),
+            new LocalStorage(
+                new ForwardingStorageEngine(new InMemoryStorageEngine()) {
+                  @Override
+                  public CompletableFuture<Void> put(Key key, Record record) {
+                    return localRecordsFull
+                        ? CompletableFuture.failedFuture(noSpace())
+                        : super.put(key, record);
+                  }
+                },
+                new InMemoryHintStore(),
+                new FullDisk()),
             HybridLogicalClock.start(new MemoryCeilingStore()),
             peers);
     return node.coordinator();
@@ -150,6 +165,33 @@ class ConditionalWriteAcceptorsTest {
     assertThat(peers.calls("write")).as("no commit").isEmpty();
     assertThat(stored()).map(Record::version).contains(written);
     assertThat(paxos("phases", "phase", "commit")).isZero();
+  }
+
+  @Test
+  void aWriteTheOtherTwoAcceptorsStoredIsAnsweredWithoutThisNodesCopy() throws Exception {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    peers.acceptors(request -> acceptor(request, new CopyOnWriteArrayList<>(), true));
+    // This node's own copy never comes: ack=2 is met by the two copies the accepts stored.
+    localRecordsFull = true;
+
+    Version written =
+        answer(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM));
+
+    assertThat(written).isNotNull();
+    assertThat(peers.calls("write")).as("no commit").isEmpty();
+  }
+
+  @Test
+  void aWriteOneOtherAcceptorStoredFailsWhenThisNodesCopyCannotBeStored() {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    peers.acceptors(request -> acceptor(request, new CopyOnWriteArrayList<>(), true));
+    peers.script(call -> call.operation().equals("accept") && call.peer().equals(N3) ? FAIL : null);
+    localRecordsFull = true;
+
+    assertThat(failure(coordinator.putIf(KEY, new Condition.IfAbsent(), VALUE, NO_TTL, QUORUM)))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.NO_SPACE));
   }
 
   @Test

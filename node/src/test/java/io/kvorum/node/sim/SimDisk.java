@@ -8,6 +8,7 @@ import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -50,6 +51,12 @@ final class SimDisk {
   private final List<Function<Stores, ?>> synced = new ArrayList<>();
   private final List<Function<Stores, ?>> unsynced = new ArrayList<>();
   private final List<long[]> unsyncedStamps = new ArrayList<>();
+
+  /**
+   * What to do once each unsynced write is durable (null for most), in {@link #unsynced}' order.
+   */
+  private final List<Runnable> onceSynced = new ArrayList<>();
+
   private Stores live;
   private BiConsumer<Key, Record> applied = (key, record) -> {};
   private BiConsumer<Key, Proposal> accepted = (key, proposal) -> {};
@@ -82,10 +89,20 @@ final class SimDisk {
     unsynced.add(write);
     // The stamps of the changes it logged (taken in one go, consecutive): lost with it, if it is.
     unsyncedStamps.add(new long[] {logged, live.records().newestChangeStamp()});
+    onceSynced.add(null);
     if (durable) {
       sync();
     }
     return answer;
+  }
+
+  /** Runs {@code then} once the last write made is durable: now, if it is already. */
+  void onceSynced(Runnable then) {
+    if (unsynced.isEmpty()) {
+      then.run();
+    } else {
+      onceSynced.set(onceSynced.size() - 1, then);
+    }
   }
 
   /** Makes every write so far durable; whether there was any to sync. */
@@ -96,7 +113,16 @@ final class SimDisk {
     synced.addAll(unsynced);
     unsynced.clear();
     unsyncedStamps.clear();
+    runSynced(onceSynced.size());
     return true;
+  }
+
+  /** Runs what waited for the first {@code count} unsynced writes, now durable, and forgets all. */
+  private void runSynced(int count) {
+    List<Runnable> waiting =
+        onceSynced.subList(0, count).stream().filter(Objects::nonNull).toList();
+    onceSynced.clear();
+    waiting.forEach(Runnable::run);
   }
 
   /** The process died (SIGKILL): what it wrote stays in the operating system's cache, then disk. */
@@ -117,6 +143,7 @@ final class SimDisk {
     List<long[]> lostStamps = List.copyOf(unsyncedStamps.subList(kept, unsyncedStamps.size()));
     unsynced.clear();
     unsyncedStamps.clear();
+    runSynced(kept);
     Stores before = live;
     live = Stores.empty(wallMillis);
     for (Function<Stores, ?> write : synced) {

@@ -282,6 +282,23 @@ final class SimStorage {
     @Override
     public CompletableFuture<Reply> step(
         Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+      return step(key, transition, true);
+    }
+
+    /** Written without a sync: durable with the next write that is, or at the next sync. */
+    @Override
+    public CompletableFuture<Reply> stepBeforeSync(
+        Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+      return step(key, transition, false);
+    }
+
+    @Override
+    public CompletableFuture<Void> sync() {
+      return write("paxos sync", null, true, s -> CompletableFuture.completedFuture(null));
+    }
+
+    private CompletableFuture<Reply> step(
+        Key key, Function<AcceptorState, AcceptorState.Transition> transition, boolean durable) {
       // What the step accepted, heard once its write is durable (not when a power cut replays it).
       AtomicReference<Proposal> accepted = new AtomicReference<>();
       Function<AcceptorState, AcceptorState.Transition> heard =
@@ -291,12 +308,13 @@ final class SimStorage {
             accepted.set(proposal.equals(state.accepted()) ? null : proposal.orElse(null));
             return next;
           };
-      return write("paxos step", key, true, s -> s.acceptors().step(key, heard))
+      return write("paxos step", key, durable, s -> s.acceptors().step(key, heard))
           .thenApply(
               reply -> {
                 Proposal proposal = accepted.get();
                 if (proposal != null) {
-                  disk.accepted(key, proposal);
+                  // Right after the write, in the simulation's one thread: it is the last made.
+                  disk.onceSynced(() -> disk.accepted(key, proposal));
                 }
                 return reply;
               });

@@ -84,7 +84,32 @@ public final class RocksDbAcceptorStore implements AcceptorStore {
   @Override
   public CompletableFuture<Reply> step(
       Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
-    return steps.submit(key, transition);
+    return steps.submit(key, transition, true);
+  }
+
+  /**
+   * Queued for the next group commit as {@link #step}, written without a sync of its own if every
+   * step of its group allows it: the records' write-ahead log is this one, so the next synced write
+   * of a record makes it durable.
+   */
+  @Override
+  public CompletableFuture<Reply> stepBeforeSync(
+      Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+    return steps.submit(key, transition, false);
+  }
+
+  /** A synced write of nothing: every write before it in the log is durable once it completes. */
+  @Override
+  public CompletableFuture<Void> sync() {
+    return column.submit(
+        "sync the paxos states",
+        null,
+        (db, states) -> {
+          try (WriteBatch nothing = new WriteBatch()) {
+            db.write(column.syncedWrites(), nothing);
+          }
+          return null;
+        });
   }
 
   /** The synced batches the steps were written in so far: one sync each. */

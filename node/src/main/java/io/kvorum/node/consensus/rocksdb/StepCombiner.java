@@ -31,8 +31,9 @@ import org.rocksdb.WriteBatch;
  * order, as a purge does), applies each transition to the state its key's earlier steps in the
  * group left (or the stored one, raised to the floor), writes every changed state in one synced
  * batch, and then completes the steps; a failure fails the whole group, none of whose states was
- * written. At most {@link RocksDbColumn#maxQueued} steps wait; beyond that a step fails at once
- * with {@link OverloadedException} (503), as a put does.
+ * written. A group of steps that all wait for a later sync ({@link #submit}'s {@code synced} false)
+ * is written without one. At most {@link RocksDbColumn#maxQueued} steps wait; beyond that a step
+ * fails at once with {@link OverloadedException} (503), as a put does.
  */
 final class StepCombiner {
   static final int MAX_GROUP = 256;
@@ -49,6 +50,7 @@ final class StepCombiner {
   private record Step(
       Key key,
       Function<AcceptorState, AcceptorState.Transition> transition,
+      boolean synced,
       CompletableFuture<Reply> reply) {}
 
   private final RocksDbColumn column;
@@ -63,14 +65,17 @@ final class StepCombiner {
     this.states = states;
   }
 
-  /** Queues one step; completes with its reply once its new state is durable. */
+  /**
+   * Queues one step; completes with its reply once its new state is durable or, if not {@code
+   * synced}, once it is in the write-ahead log (durable at the log's next sync).
+   */
   CompletableFuture<Reply> submit(
-      Key key, Function<AcceptorState, AcceptorState.Transition> transition) {
+      Key key, Function<AcceptorState, AcceptorState.Transition> transition, boolean synced) {
     if (queued.incrementAndGet() > column.maxQueued()) {
       queued.decrementAndGet();
       return CompletableFuture.failedFuture(new OverloadedException("storage"));
     }
-    Step step = new Step(key, transition, new CompletableFuture<>());
+    Step step = new Step(key, transition, synced, new CompletableFuture<>());
     queue.add(step);
     schedule();
     return step.reply();
@@ -138,7 +143,8 @@ final class StepCombiner {
         replies.add(next.reply());
       }
       if (batch.count() > 0) {
-        db.write(column.syncedWrites(), batch);
+        boolean sync = group.stream().anyMatch(Step::synced);
+        db.write(sync ? column.syncedWrites() : column.unsyncedWrites(), batch);
         groups.increment();
       }
       return replies;

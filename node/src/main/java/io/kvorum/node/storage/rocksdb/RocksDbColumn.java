@@ -61,6 +61,14 @@ public final class RocksDbColumn {
     return engine.options().syncedWrites;
   }
 
+  /**
+   * Writes that do not sync the write-ahead log: durable once it is next synced, by a synced write
+   * (any, of any column family: the log is one) or a sync of it.
+   */
+  public WriteOptions unsyncedWrites() {
+    return engine.options().unsyncedWrites;
+  }
+
   /** Writes as the records' are written ({@code --sync-writes}). */
   public WriteOptions writes() {
     return engine.options().writes;

@@ -63,6 +63,9 @@ final class RocksDbOptions implements AutoCloseable {
   /** Writes that must survive a crash of the machine before they are answered: Paxos states. */
   final WriteOptions syncedWrites;
 
+  /** Writes made durable by a later synced write or sync of the log, not by themselves. */
+  final WriteOptions unsyncedWrites;
+
   final LRUCache blockCache;
   final List<ColumnFamilyDescriptor> families;
 
@@ -87,6 +90,7 @@ final class RocksDbOptions implements AutoCloseable {
       writes = own(new WriteOptions()).setSync(settings.sync().everyWrite());
       atOnceWrites = own(new WriteOptions()).setSync(false).setNoSlowdown(true);
       syncedWrites = own(new WriteOptions()).setSync(true);
+      unsyncedWrites = own(new WriteOptions()).setSync(false);
       writeBufferSizes = List.of(settings.writeBufferBytes(), 8 * MIB, 8 * MIB, 8 * MIB, 16 * MIB);
       families = families(settings);
       maxDiskBytes = settings.maxDiskBytes();
