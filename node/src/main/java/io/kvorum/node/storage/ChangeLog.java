@@ -46,15 +46,6 @@ public interface ChangeLog {
       };
 
   /**
-   * The changes of keys in {@code range} stamped after {@code after}, in stamp order: at most
-   * {@code limit} of them, and no more than one read's worth of the log examined ({@link
-   * ChangeBudget}).
-   */
-  default CompletableFuture<Page> read(KeyRange range, long after, int limit) {
-    return readAll(List.of(new Read(range, after, limit))).thenApply(pages -> pages.get(0));
-  }
-
-  /**
    * Several reads at once, answered in their order, in one trip to the storage, within one {@link
    * ChangeBudget} together. A read the budget leaves nothing for is answered with an empty page
    * closed at its {@code after} and {@code more} set ({@link Read#deferred}): its reader asks again

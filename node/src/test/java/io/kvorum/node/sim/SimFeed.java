@@ -169,7 +169,10 @@ final class SimFeed {
       ChangeLog log = node.disk().live().records().changes();
       ChangeLog.Page page = new ChangeLog.Page(List.of(), 0, 0, true);
       while (page.more()) {
-        page = log.read(EVERYTHING, page.closed(), Integer.MAX_VALUE).join();
+        page =
+            log.readAll(List.of(new ChangeLog.Read(EVERYTHING, page.closed(), Integer.MAX_VALUE)))
+                .join()
+                .get(0);
         for (ChangeLog.Change change : page.changes()) {
           if (change.key().equals(op.key()) && change.record().version().equals(op.version())) {
             found.add(node.id() + "@" + new Version(change.stamp()));

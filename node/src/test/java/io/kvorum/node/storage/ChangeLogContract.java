@@ -55,7 +55,7 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
   void aReadFollowsItsRangeAndResumesAfterItsClosedStamp() {
     put(key("a1"), value(1, "x"));
     put(key("b1"), value(1, "x"));
-    Page first = await(engine.changes().read(KeyRange.between(key("a"), key("b")), 0, 100));
+    Page first = await(read(engine.changes(), KeyRange.between(key("a"), key("b")), 0, 100));
     put(key("a2"), value(2, "x"));
     put(key("b2"), value(2, "x"));
 
@@ -70,7 +70,7 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
     for (int i = 0; i < 10; i++) {
       put(key("k" + i), value(i + 1, "v"));
     }
-    Page page = await(engine.changes().read(ALL, 0, 4));
+    Page page = await(read(engine.changes(), ALL, 0, 4));
 
     assertThat(page.changes()).hasSize(4);
     assertThat(page.more()).isTrue();
@@ -86,7 +86,7 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
     for (int i = 0; i < 2_000; i++) {
       writes.add(engine.put(key("k" + i), value(i + 1, "v")));
       if (i % 50 == 0) {
-        Page page = await(engine.changes().read(ALL, after, 10_000));
+        Page page = await(read(engine.changes(), ALL, after, 10_000));
         seen.addAll(page.changes());
         after = page.closed();
       }
@@ -101,12 +101,12 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
   @Test
   void aPurgeRemovesWhatWasStampedBeforeItAndSaysSo() {
     put(key("old"), value(1, "x"));
-    long cut = await(engine.changes().read(ALL, 0, 100)).closed() + 1;
+    long cut = await(read(engine.changes(), ALL, 0, 100)).closed() + 1;
     put(key("new"), value(2, "x"));
 
     await(engine.changes().purge(cut));
 
-    Page page = await(engine.changes().read(ALL, 0, 100));
+    Page page = await(read(engine.changes(), ALL, 0, 100));
     assertThat(page.changes()).extracting(c -> c.key().toString()).containsExactly("new");
     assertThat(page.purgedBefore()).isEqualTo(cut);
   }
@@ -153,10 +153,20 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
     List<Change> all = new ArrayList<>();
     Page page;
     do {
-      page = await(engine.changes().read(range, after, 3));
+      page = await(read(engine.changes(), range, after, 3));
       all.addAll(page.changes());
       after = page.closed();
     } while (page.more());
     return all;
+  }
+
+  /**
+   * The changes of keys in {@code range} stamped after {@code after}, in stamp order: at most
+   * {@code limit} of them (one read of {@link ChangeLog#readAll}).
+   */
+  protected static CompletableFuture<Page> read(
+      ChangeLog log, KeyRange range, long after, int limit) {
+    return log.readAll(List.of(new ChangeLog.Read(range, after, limit)))
+        .thenApply(pages -> pages.get(0));
   }
 }

@@ -57,18 +57,22 @@ final class ChangeColumn {
     this.column = column;
     this.writes = writes;
     this.capturing = capturing;
-    this.stamps = new ChangeStamps(wallMillis, edgeStamp(true, 0));
+    this.stamps = new ChangeStamps(wallMillis, newestStamp());
   }
 
-  /** The stamp of the newest change the log holds, or of the oldest; {@code none} if none. */
-  private long edgeStamp(boolean newest, long none) {
+  /** The stamp of the newest change the log holds; 0 if it holds none. */
+  private long newestStamp() {
     try (RocksIterator it = db.newIterator(column)) {
-      if (newest) {
-        it.seekToLast();
-      } else {
-        it.seekToFirst();
-      }
-      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : none;
+      it.seekToLast();
+      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : 0;
+    }
+  }
+
+  /** The stamp of the oldest change the log holds; {@link Long#MAX_VALUE} if it holds none. */
+  private long oldestStamp() {
+    try (RocksIterator it = db.newIterator(column)) {
+      it.seekToFirst();
+      return it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
     }
   }
 
@@ -149,7 +153,7 @@ final class ChangeColumn {
    */
   void purge(long before) throws RocksDBException {
     purgedBefore = Math.max(purgedBefore, before);
-    long oldest = edgeStamp(false, Long.MAX_VALUE);
+    long oldest = oldestStamp();
     if (oldest >= before) {
       return;
     }

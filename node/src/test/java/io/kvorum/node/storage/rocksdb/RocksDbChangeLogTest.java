@@ -77,7 +77,7 @@ class RocksDbChangeLogTest extends ChangeLogContract {
     await(engine.changes().purge(stamp + 1));
 
     assertThat(readAll(KeyRange.from(Key.of(new byte[] {0})), 0)).isEmpty();
-    assertThat(await(engine.changes().read(KeyRange.from(key("a")), 0, 10)).purgedBefore())
+    assertThat(await(read(engine.changes(), KeyRange.from(key("a")), 0, 10)).purgedBefore())
         .isEqualTo(stamp + 1);
   }
 
