@@ -62,21 +62,19 @@ public final class Acceptor {
       return states.step(key, s -> s.accept(proposal));
     }
     Record value = proposal.value().get();
-    if (!recordsDurableAtOnce) {
-      return states
-          .step(key, s -> s.accept(proposal))
-          .thenCompose(reply -> store(key, value, reply));
-    }
-    return states
-        .stepBeforeSync(key, s -> s.accept(proposal))
+    CompletableFuture<Reply> accepted =
+        recordsDurableAtOnce
+            ? states.stepBeforeSync(key, s -> s.accept(proposal))
+            : states.step(key, s -> s.accept(proposal));
+    return accepted
+        .thenCompose(reply -> store(key, value, reply))
         .thenCompose(
-            reply ->
-                store(key, value, reply)
-                    .thenCompose(
-                        stored ->
-                            stored instanceof Reply.Accepted accepted && !accepted.committed()
-                                ? states.sync().thenApply(synced -> stored)
-                                : CompletableFuture.completedFuture(stored)));
+            stored ->
+                recordsDurableAtOnce
+                        && stored instanceof Reply.Accepted answer
+                        && !answer.committed()
+                    ? states.sync().thenApply(synced -> stored)
+                    : CompletableFuture.completedFuture(stored));
   }
 
   /** Stores {@code value} as the key's record if {@code reply} accepted it; says whether it did. */

@@ -94,6 +94,15 @@ final class Accepts {
         && accepted.ballot().equals(proposal.ballot());
   }
 
+  /**
+   * How many of {@code answers} say their acceptor stored the value. Counted from the answers
+   * themselves once all are in: {@link QuorumCall#settled} completes before the last answer is
+   * handed to {@link #answered}.
+   */
+  private long storedAmong(List<QuorumCall.Answer<Reply>> answers) {
+    return answers.stream().filter(a -> storedBy(a.value())).count();
+  }
+
   /** Whether accepts that ask their acceptors to store the value went out. */
   boolean committing() {
     return committing;
@@ -111,8 +120,8 @@ final class Accepts {
   /**
    * Completes once the value is held by {@code ack} replicas: this node's copy stored ({@code
    * here}) beside the other acceptors' that {@link #storedOnceHere} counted, or {@code ack} other
-   * acceptors' copies, whichever comes first (with both other acceptors quick, this node's sync is
-   * off the answer's path). Fails with {@code here}'s failure once neither can be.
+   * acceptors' copies, whichever comes first (with both other acceptors quick, this node's own
+   * write is off the answer's path). Fails with {@code here}'s failure once neither can be.
    */
   CompletableFuture<Void> held(CompletableFuture<Void> here, int ack, QuorumCall<Reply> calls) {
     CompletableFuture<Void> elsewhere = storedElsewhere(ack, calls);
@@ -145,12 +154,11 @@ final class Accepts {
         storedElsewhere.complete(null);
       }
     }
-    // Counted from the answers themselves, as in commitTheRest.
     calls
         .settled()
         .thenAccept(
             answers -> {
-              if (answers.stream().filter(a -> storedBy(a.value())).count() >= ack) {
+              if (storedAmong(answers) >= ack) {
                 storedElsewhere.complete(null);
               } else {
                 storedElsewhere.completeExceptionally(
@@ -170,14 +178,11 @@ final class Accepts {
       Record value,
       ConditionalWriteCoordinator.Commit writes,
       PaxosMetrics metrics) {
-    // Counted from the answers themselves: settled() completes before the last answer is handed
-    // to answered().
     calls
         .settled()
         .thenAccept(
             answers -> {
-              long storedThere = answers.stream().filter(a -> storedBy(a.value())).count();
-              if (storedThere + 1 < acceptors) {
+              if (storedAmong(answers) + 1 < acceptors) {
                 metrics.commit();
                 writes.write(key, value, new Quorum(1, acceptors));
               }

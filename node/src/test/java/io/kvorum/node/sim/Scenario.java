@@ -22,7 +22,7 @@ enum Scenario {
       SimWorkload.Mix.CONDITIONAL,
       EnumSet.of(Fault.KILL, Fault.PAUSE, Fault.PARTITION, Fault.LOSSY_NETWORK, Fault.FLAPPING)),
   /**
-   * Conditional writes on one or two keys of three nodes, amid cuts and lost messages that leave a
+   * Conditional writes on two to four keys of three nodes, amid cuts and lost messages that leave a
    * proposal accepted by its coordinator's acceptor alone, with hint windows so short that the
    * request's finisher gives up, then a quiet end long past the purge grace: the acceptors forget
    * what the purge rule lets them before the last rounds read the keys ({@link

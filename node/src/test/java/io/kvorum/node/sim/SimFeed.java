@@ -12,6 +12,7 @@ import io.kvorum.node.sim.check.ClientOp;
 import io.kvorum.node.sim.check.Recording;
 import io.kvorum.node.sim.check.Violation;
 import io.kvorum.node.storage.ChangeLog;
+import io.kvorum.node.storage.ChangeLogContract;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,10 +170,7 @@ final class SimFeed {
       ChangeLog log = node.disk().live().records().changes();
       ChangeLog.Page page = new ChangeLog.Page(List.of(), 0, 0, true);
       while (page.more()) {
-        page =
-            log.readAll(List.of(new ChangeLog.Read(EVERYTHING, page.closed(), Integer.MAX_VALUE)))
-                .join()
-                .get(0);
+        page = ChangeLogContract.read(log, EVERYTHING, page.closed(), Integer.MAX_VALUE).join();
         for (ChangeLog.Change change : page.changes()) {
           if (change.key().equals(op.key()) && change.record().version().equals(op.version())) {
             found.add(node.id() + "@" + new Version(change.stamp()));

@@ -164,8 +164,7 @@ public abstract class ChangeLogContract extends StorageEngineFixture {
    * The changes of keys in {@code range} stamped after {@code after}, in stamp order: at most
    * {@code limit} of them (one read of {@link ChangeLog#readAll}).
    */
-  protected static CompletableFuture<Page> read(
-      ChangeLog log, KeyRange range, long after, int limit) {
+  public static CompletableFuture<Page> read(ChangeLog log, KeyRange range, long after, int limit) {
     return log.readAll(List.of(new ChangeLog.Read(range, after, limit)))
         .thenApply(pages -> pages.get(0));
   }
