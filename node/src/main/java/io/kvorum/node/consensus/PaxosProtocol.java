@@ -7,6 +7,7 @@ import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.transport.Deadline;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.node.transport.PeerHandlers;
 import java.util.Optional;
@@ -32,6 +33,15 @@ public final class PaxosProtocol {
    */
   public static final Operation<Accept, Reply> ACCEPT = Operation.of("accept");
 
+  /**
+   * Asks an owner to finish, for the membership change of an epoch, the conditional writes its
+   * acceptor holds accepted for keys the change gives a new replica ({@link PaxosRepair}), one
+   * batch of its states at a time. Each batch runs rounds of its own, so it may take longer than a
+   * request.
+   */
+  public static final Operation<Repair, Repaired> REPAIR =
+      Operation.<Repair, Repaired>of("paxos-repair").within(Deadline.LONG_BATCH);
+
   private PaxosProtocol() {}
 
   /** A prepare: promise {@code ballot} for {@code key}. */
@@ -46,12 +56,26 @@ public final class PaxosProtocol {
   public record Accept(Key key, Proposal proposal, boolean commit) {}
 
   /**
-   * Serves {@code acceptor} to the peers' proposers. A proposal whose value is versioned too far
-   * ahead of this node's wall clock is refused, as a replica refuses such a write ({@link
-   * FutureVersions}): its commit would be.
+   * A batch of Paxos repair: the states after {@code after} (from the first when empty), for the
+   * change of {@code epoch}.
    */
-  public static void serve(PeerHandlers handlers, Acceptor acceptor, FutureVersions future) {
+  public record Repair(long epoch, Optional<Key> after) {}
+
+  /**
+   * A batch repaired: {@code finished} keys got a round; {@code next} is where the next batch
+   * starts, empty once every state was seen.
+   */
+  public record Repaired(int finished, Optional<Key> next) {}
+
+  /**
+   * Serves {@code acceptor} to the peers' proposers, and {@code repair} to the driver of a
+   * membership change. A proposal whose value is versioned too far ahead of this node's wall clock
+   * is refused, as a replica refuses such a write ({@link FutureVersions}): its commit would be.
+   */
+  public static void serve(
+      PeerHandlers handlers, Acceptor acceptor, FutureVersions future, PaxosRepair repair) {
     handlers
+        .on(REPAIR, ask -> repair.repairHere(ask.epoch(), ask.after()))
         .on(PREPARE, prepare -> acceptor.prepare(prepare.key(), prepare.ballot()))
         .on(
             ACCEPT,

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>the change started (every coordinator now writes to the old and the new owners, and
- *       requests begun before they knew it have ended): stream the records that move ({@link
+ *       requests begun before they knew it have ended): finish the conditional writes the old
+ *       owners' acceptors hold ({@link ChangeRepair}), stream the records that move ({@link
  *       Streamer}), then move the reads to the new owners in a new epoch ({@link
  *       ClusterState#readsMoved});
  *   <li>the reads moved (no coordinator reads the old owners alone any more): complete the change
@@ -62,6 +63,7 @@ final class ChangeDriver {
   private final PeerTransport transport;
   private final MembershipStore files;
   private final Streamer streamer;
+  private final ChangeRepair repair;
   private final BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip;
   private final Execution execution;
   private final Duration settleTime;
@@ -75,6 +77,7 @@ final class ChangeDriver {
       PeerTransport transport,
       MembershipStore files,
       Streamer streamer,
+      ChangeRepair repair,
       BiFunction<NodeId, ClusterState, CompletableFuture<Void>> gossip,
       Execution execution,
       Duration settleTime) {
@@ -82,6 +85,7 @@ final class ChangeDriver {
     this.transport = transport;
     this.files = files;
     this.streamer = streamer;
+    this.repair = repair;
     this.gossip = gossip;
     this.execution = execution;
     this.settleTime = settleTime;
@@ -161,7 +165,14 @@ final class ChangeDriver {
         // round on the old replicas cannot still run once the change completes, when rounds go to
         // the new ones.
         .thenCompose(acknowledged -> execution.pause(settleTime))
-        .thenComposeAsync(settled -> stream(change, state), execution.worker())
+        // No round on the owners before alone runs any more: what their acceptors hold is carried.
+        .thenComposeAsync(
+            settled ->
+                current(change)
+                    ? repair.repair(state, change)
+                    : CompletableFuture.completedFuture(null),
+            execution.worker())
+        .thenComposeAsync(repaired -> stream(change, state), execution.worker())
         .thenComposeAsync(streamed -> moveReads(change), execution.worker())
         .thenCompose(
             moved ->

@@ -94,6 +94,7 @@ public final class MembershipService implements AutoCloseable {
       MembershipStore files,
       StorageEngine storage,
       PeerTransport transport,
+      ChangeRepair repair,
       Settings settings,
       ScheduledExecutorService timers,
       Executor io,
@@ -119,6 +120,7 @@ public final class MembershipService implements AutoCloseable {
             transport,
             files,
             streamer,
+            repair,
             this::gossipTo,
             execution,
             settings.settleTime());

@@ -167,25 +167,32 @@ public final class EdgeBootstrap {
         .orElse(settings);
   }
 
-  /** The data operations of client requests, coordinated by this node. */
+  /**
+   * The data operations of client requests, coordinated by this node; also the rounds of its Paxos
+   * repair ({@link NodeReplication#paxosRepair}).
+   */
   public static Coordinator coordinator(
       NodeConfig config,
       NodeStorage storage,
       NodeCluster cluster,
       NodeReplication replication,
       NodeResources resources) {
-    return new Coordinator(
-        cluster.membership(),
-        replicas(config, cluster, replication),
-        new Acceptors(config.nodeId(), replication.acceptor(), cluster.transport()),
-        replication.handoff(),
-        storage.clock(),
-        cluster.offsets(),
-        new RequestDeadline(
-            config.requestTimeout(), resources.requestTimeouts(), resources.nanoTime()),
-        resources.random(),
-        resources.registry(),
-        config.membership().replicationFactor());
+    Coordinator coordinator =
+        new Coordinator(
+            cluster.membership(),
+            replicas(config, cluster, replication),
+            new Acceptors(config.nodeId(), replication.acceptor(), cluster.transport()),
+            replication.handoff(),
+            storage.clock(),
+            cluster.offsets(),
+            new RequestDeadline(
+                config.requestTimeout(), resources.requestTimeouts(), resources.nanoTime()),
+            resources.random(),
+            resources.registry(),
+            config.membership().replicationFactor());
+    // A membership change's Paxos repair finishes a key's round as a linearizable read does.
+    replication.paxosRepair().finishWith(coordinator::getLinearizable);
+    return coordinator;
   }
 
   /** What operators ask of the cluster through this node. */

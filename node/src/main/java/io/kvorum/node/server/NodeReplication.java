@@ -2,6 +2,7 @@ package io.kvorum.node.server;
 
 import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.consensus.Acceptor;
+import io.kvorum.node.consensus.PaxosRepair;
 import io.kvorum.node.consensus.PaxosSweeper;
 import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.HintedHandoff;
@@ -19,6 +20,7 @@ import io.kvorum.node.storage.StorageEngine;
  * @param sweeper the purge of dead records every replica holds
  * @param acceptor this node's Paxos acceptor (conditional writes) over {@code storage}
  * @param paxosSweeper the purge of acceptor states below the ballot floor
+ * @param paxosRepair the conditional writes a membership change finishes before it moves on
  */
 public record NodeReplication(
     StorageEngine storage,
@@ -27,4 +29,5 @@ public record NodeReplication(
     MembershipService changes,
     PurgeSweeper sweeper,
     Acceptor acceptor,
-    PaxosSweeper paxosSweeper) {}
+    PaxosSweeper paxosSweeper,
+    PaxosRepair paxosRepair) {}

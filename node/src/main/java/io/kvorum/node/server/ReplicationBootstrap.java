@@ -11,8 +11,10 @@ import io.kvorum.node.clock.HybridLogicalClock;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.consensus.Acceptor;
 import io.kvorum.node.consensus.PaxosProtocol;
+import io.kvorum.node.consensus.PaxosRepair;
 import io.kvorum.node.consensus.PaxosSweeper;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.membership.ChangeRepair;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.membership.MembershipProtocol;
 import io.kvorum.node.membership.MembershipService;
@@ -73,7 +75,16 @@ public final class ReplicationBootstrap {
                 resources.nanoTime(),
                 resources.registry()));
     followMembership(config.nodeId(), membership, treeKeeper, antiEntropy);
-    MembershipService changes = membershipChanges(config, storage, cluster, resources, engine);
+    PaxosRepair paxosRepair =
+        new PaxosRepair(
+            membership,
+            storage.local().acceptors(),
+            cluster.transport(),
+            // The coordinator's default from: the replicas that decide a key's conditional writes.
+            () -> Math.min(config.membership().replicationFactor(), membership.owners().size()),
+            resources.registry());
+    MembershipService changes =
+        membershipChanges(config, storage, cluster, resources, engine, paxosRepair);
     PurgeSweeper sweeper =
         new PurgeSweeper(
             engine,
@@ -92,26 +103,28 @@ public final class ReplicationBootstrap {
             clock::wallMillis,
             resources.registry());
     return new NodeReplication(
-        engine, handoff, antiEntropy, changes, sweeper, acceptor, paxosSweeper);
+        engine, handoff, antiEntropy, changes, sweeper, acceptor, paxosSweeper, paxosRepair);
   }
 
   /**
    * The node's part in membership changes over {@code engine}: gossip and admissions on a thread of
-   * their own, streaming and sweeps on another, its pauses and deadlines on the timer thread,
-   * measured on the system's monotonic clock.
+   * their own, Paxos repair ({@code repair}), streaming and sweeps on another, its pauses and
+   * deadlines on the timer thread, measured on the system's monotonic clock.
    */
   private static MembershipService membershipChanges(
       NodeConfig config,
       NodeStorage storage,
       NodeCluster cluster,
       NodeResources resources,
-      StorageEngine engine) {
+      StorageEngine engine,
+      ChangeRepair repair) {
     return resources.closeOnStop(
         new MembershipService(
             cluster.membership(),
             storage.membershipFiles(),
             engine,
             cluster.transport(),
+            repair,
             new MembershipService.Settings(
                 config.repair().bytesPerSecond(),
                 config.membership().gossipInterval().orElse(MembershipService.GOSSIP_INTERVAL),
@@ -138,7 +151,7 @@ public final class ReplicationBootstrap {
     LocalReplicas replicas = new LocalReplicas(replication.storage(), future);
     ReplicaProtocol.serve(handlers, replicas);
     CatchUpProtocol.serve(handlers, replication.handoff());
-    PaxosProtocol.serve(handlers, replication.acceptor(), future);
+    PaxosProtocol.serve(handlers, replication.acceptor(), future, replication.paxosRepair());
     RepairProtocol.serve(handlers, replication.antiEntropy());
     membership.ifPresent(changes -> MembershipProtocol.serve(handlers, changes));
     ClockProtocol.serve(handlers, storage.clock()::wallMillis, replicas::storageReport);

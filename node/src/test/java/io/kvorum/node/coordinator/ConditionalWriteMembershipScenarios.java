@@ -4,11 +4,16 @@ import static io.kvorum.node.coordinator.ConditionalWriteScenarios.utf8;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvorum.api.KvorumApi;
+import io.kvorum.node.consensus.AcceptorStore;
+import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.testing.CasCounter;
 import io.kvorum.node.testing.Porcupine;
 import io.kvorum.node.testing.TestCluster;
@@ -215,6 +220,80 @@ abstract class ConditionalWriteMembershipScenarios {
     }
   }
 
+  /**
+   * Paxos repair: a conditional write whose proposer died between its accepts and its commit is
+   * accepted by two of the key's three acceptors before n4 joins, and known to them alone (no
+   * record holds it). The join displaces one of the two; once it completes, the key's owners after
+   * it without the other one (stopped) answer the chosen value: the join's repair finished it on
+   * the acceptors of the change, the new one included. Without the repair they would answer the
+   * value from before, and the chosen one could come back later through the stopped node.
+   */
+  @Test
+  void aValueAcceptedButNotCommittedBeforeAJoinIsKnownToTheNewOwners() throws Exception {
+    try (TestCluster cluster = gossipingFast().start(3, c -> c.requestTimeout(REQUEST_TIMEOUT))) {
+      Owners joining = new Owners(ClusterState.seed(members(cluster)).withJoining(member(N4), 0));
+      String name =
+          keyWhere(
+              "accepted-",
+              key ->
+                  joining.gained(key, COPIES).equals(List.of(N4))
+                      && joining.handoffSource(key, COPIES).isPresent());
+      byte[] key = utf8(name);
+      NodeId displaced = joining.handoffSource(Key.utf8(name), COPIES).orElseThrow();
+      List<NodeId> staying = cluster.ids().stream().filter(id -> !id.equals(displaced)).toList();
+      int other = number(staying.get(0));
+      int bystander = number(staying.get(1));
+      cluster.client(bystander).put(key, utf8("before"));
+      Record before = cluster.node(bystander).stored(name).orElseThrow();
+      Ballot ballot =
+          new Ballot(Version.of(before.version().physicalMillis() + 1, 0), staying.get(1));
+      Proposal chosen =
+          new Proposal(
+              ballot,
+              Optional.of(Record.value(ballot.version(), utf8("chosen"), 0, COPIES)),
+              Optional.of(before.version()));
+      for (int acceptor : List.of(number(displaced), other)) {
+        AcceptorStore states = cluster.node(acceptor).acceptors();
+        states.step(Key.utf8(name), state -> state.prepare(ballot, Optional.empty())).join();
+        states.step(Key.utf8(name), state -> state.accept(chosen)).join();
+      }
+
+      int n4 = cluster.join(bystander);
+      assertThat(cluster.node(n4).ready()).succeedsWithin(Duration.ofSeconds(60));
+      awaitNoChange(cluster, bystander);
+      cluster.stop(other);
+
+      assertThat(
+              cluster
+                  .client(bystander)
+                  .getLinearizableAsync(key)
+                  .get()
+                  .map(found -> new String(found.value(), UTF_8)))
+          .as("a linearizable read of the owners after the join, without %s", staying.get(0))
+          .contains("chosen");
+    }
+  }
+
+  private static int number(NodeId id) {
+    return Integer.parseInt(id.value().substring(1));
+  }
+
+  /** Waits until node {@code node} knows no change in progress. */
+  private static void awaitNoChange(TestCluster cluster, int node) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> change(cluster, node).isMissingNode());
+  }
+
+  /** The change in progress in node {@code node}'s view of the cluster; missing if none. */
+  private static JsonNode change(TestCluster cluster, int node) throws Exception {
+    URI view = URI.create(cluster.node(node).url(KvorumApi.PATH_CLUSTER));
+    return JSON.readTree(
+            HTTP.send(HttpRequest.newBuilder(view).build(), HttpResponse.BodyHandlers.ofString())
+                .body())
+        .path("change");
+  }
+
   private static List<Member> members(TestCluster cluster) {
     return cluster.ids().stream().map(ConditionalWriteMembershipScenarios::member).toList();
   }
@@ -251,20 +330,10 @@ abstract class ConditionalWriteMembershipScenarios {
   /** Waits until nodes 1 to 3 know the change of {@code kind} in progress. */
   private static void awaitChange(TestCluster cluster, String kind) {
     for (int node = 1; node <= 3; node++) {
-      URI view = URI.create(cluster.node(node).url(KvorumApi.PATH_CLUSTER));
+      int asked = node;
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  JSON.readTree(
-                          HTTP.send(
-                                  HttpRequest.newBuilder(view).build(),
-                                  HttpResponse.BodyHandlers.ofString())
-                              .body())
-                      .path("change")
-                      .path("kind")
-                      .asText(),
-              kind::equals);
+          .until(() -> change(cluster, asked).path("kind").asText(), kind::equals);
     }
   }
 

@@ -117,6 +117,7 @@ class ChangeStepsTest {
         new MembershipStore(dir),
         storage,
         peers,
+        ChangeRepair.NONE,
         new MembershipService.Settings(1 << 20, Duration.ofSeconds(1), SETTLE),
         scheduler,
         scheduler,

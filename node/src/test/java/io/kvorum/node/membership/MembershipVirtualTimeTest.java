@@ -109,6 +109,7 @@ class MembershipVirtualTimeTest {
                 new MembershipStore(dir),
                 new InMemoryStorageEngine(),
                 peers,
+                ChangeRepair.NONE,
                 new MembershipService.Settings(1 << 20, Duration.ofSeconds(1), SETTLE),
                 scheduler,
                 scheduler,

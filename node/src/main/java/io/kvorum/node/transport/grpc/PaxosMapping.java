@@ -1,5 +1,6 @@
 package io.kvorum.node.transport.grpc;
 
+import io.grpc.MethodDescriptor;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Ballot;
 import io.kvorum.node.consensus.round.Proposal;
@@ -12,21 +13,70 @@ import io.kvorum.proto.replica.v1.PaxosAccepted;
 import io.kvorum.proto.replica.v1.PaxosBallot;
 import io.kvorum.proto.replica.v1.PaxosPromise;
 import io.kvorum.proto.replica.v1.PaxosProposal;
+import io.kvorum.proto.replica.v1.PaxosRepairRequest;
+import io.kvorum.proto.replica.v1.PaxosRepairResponse;
 import io.kvorum.proto.replica.v1.PaxosReply;
 import io.kvorum.proto.replica.v1.PrepareRequest;
+import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
 import java.util.Optional;
 
 /**
  * The Paxos protocol of conditional writes on the wire: prepares and accepts on the Exchange
- * stream, answered by {@link PaxosReply}s; the messages, domain to protobuf and back.
+ * stream, answered by {@link PaxosReply}s, and the {@code PaxosRepair} call of a membership change;
+ * the messages, domain to protobuf and back.
  */
 final class PaxosMapping {
   private PaxosMapping() {}
 
   static void register(WireProtocols.Builder wire) {
-    wire.add(new PrepareCodec()).add(new AcceptCodec());
+    wire.add(new PrepareCodec()).add(new AcceptCodec()).add(new RepairCodec());
+  }
+
+  private static final class RepairCodec
+      implements WireCodecs.Unary<
+          PaxosProtocol.Repair, PaxosProtocol.Repaired, PaxosRepairRequest, PaxosRepairResponse> {
+    @Override
+    public Operation<PaxosProtocol.Repair, PaxosProtocol.Repaired> operation() {
+      return PaxosProtocol.REPAIR;
+    }
+
+    @Override
+    public MethodDescriptor<PaxosRepairRequest, PaxosRepairResponse> method() {
+      return ReplicaGrpc.getPaxosRepairMethod();
+    }
+
+    @Override
+    public PaxosRepairRequest encode(PaxosProtocol.Repair repair) {
+      PaxosRepairRequest.Builder request = PaxosRepairRequest.newBuilder().setEpoch(repair.epoch());
+      repair.after().ifPresent(key -> request.setAfter(ProtoMapping.bytes(key.bytes())));
+      return request.build();
+    }
+
+    @Override
+    public PaxosProtocol.Repair decode(PaxosRepairRequest message) {
+      return new PaxosProtocol.Repair(
+          message.getEpoch(),
+          message.hasAfter()
+              ? Optional.of(ProtoMapping.key(message.getAfter()))
+              : Optional.empty());
+    }
+
+    @Override
+    public PaxosRepairResponse encodeAnswer(PaxosProtocol.Repaired repaired) {
+      PaxosRepairResponse.Builder answer =
+          PaxosRepairResponse.newBuilder().setFinished(repaired.finished());
+      repaired.next().ifPresent(key -> answer.setNext(ProtoMapping.bytes(key.bytes())));
+      return answer.build();
+    }
+
+    @Override
+    public PaxosProtocol.Repaired decodeAnswer(NodeId peer, PaxosRepairResponse message) {
+      return new PaxosProtocol.Repaired(
+          message.getFinished(),
+          message.hasNext() ? Optional.of(ProtoMapping.key(message.getNext())) : Optional.empty());
+    }
   }
 
   private static final class PrepareCodec
