@@ -16,9 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 25: a downgrade as docs/compatibility.md states it. The previous release refuses, at start,
  * a data directory this release has opened (exit 2, RocksDB naming the column family it does not
- * know); going back is the restore in place of a backup taken before the upgrade (0.1.0 has no
- * snapshots: a copy of each stopped node's {@code db}), after which the cluster answers what it
- * held then and takes writes again. One cluster throughout.
+ * know); going back is the restore in place of a backup taken before the upgrade (a copy of each
+ * stopped node's {@code db}, as an operator copies it or restores a snapshot), after which the
+ * cluster answers what it held then and takes writes again. One cluster throughout.
  */
 class DowngradeProcessIT {
   private static final int NODES = 3;
@@ -44,7 +44,9 @@ class DowngradeProcessIT {
       }
       // The upgrade, the backup first: every node stopped, its db copied, started on this release.
       for (int i = 0; i < NODES; i++) {
-        assertThat(cluster.node(i).terminate()).as("node-%d's exit on 0.1.0", i).isZero();
+        assertThat(cluster.node(i).terminate())
+            .as("node-%d's exit on %s", i, PreviousRelease.VERSION)
+            .isZero();
         DirectoryTrees.copy(db(i), work.resolve("backup-" + i));
         cluster.jar(i, NodeProcess.jar());
       }
@@ -58,19 +60,22 @@ class DowngradeProcessIT {
         }
       }
 
-      // 0.1.0 on a directory this release opened: refused at start.
+      // The previous release on a directory this release opened: refused at start.
       assertThat(cluster.node(0).terminate()).isZero();
       cluster.jar(0, previous);
       NodeProcess refused = cluster.relaunch(0);
-      assertThat(refused.awaitExit()).as("0.1.0's exit on the upgraded directory").isEqualTo(2);
-      // The column families 0.1.0 lacks: paxos, and changes (SPEC §12) since 0.2.0.
+      assertThat(refused.awaitExit())
+          .as("%s's exit on the upgraded directory", PreviousRelease.VERSION)
+          .isEqualTo(2);
+      // The column families 0.2.0 lacks, both added after it: changes (SPEC §12), paxos (§10).
       assertThat(refused.stdout() + refused.stderr())
           .contains(
               "kvorum-node: --data-dir '"
                   + work.resolve("node-0")
                   + "': cannot open the database: Column families not opened: changes, paxos");
 
-      // The downgrade: every node stopped, its db replaced by the backup, started on 0.1.0.
+      // The downgrade: every node stopped, its db replaced by the backup, started on the previous
+      // release.
       for (int i = 1; i < NODES; i++) {
         assertThat(cluster.node(i).terminate()).as("node-%d's exit", i).isZero();
       }
@@ -89,7 +94,9 @@ class DowngradeProcessIT {
         assertThat(kv.getUtf8("downgraded")).contains("yes");
       }
       for (int i = 0; i < NODES; i++) {
-        assertThat(cluster.node(i).terminate()).as("node-%d's exit on 0.1.0", i).isZero();
+        assertThat(cluster.node(i).terminate())
+            .as("node-%d's exit on %s", i, PreviousRelease.VERSION)
+            .isZero();
       }
     }
   }

@@ -2,11 +2,14 @@ package io.kvorum.node;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
+import io.kvorum.api.KvorumClientException;
 import io.kvorum.node.core.Release;
 import io.kvorum.node.testing.NodeProcess;
 import io.kvorum.node.testing.PreviousRelease;
@@ -43,7 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * load balancer, stopped with SIGTERM, started from the new jar on the same data directory, and put
  * back once ready. No request at {@code ack=2 from=3} fails, and every acknowledged write reads
  * back at the end. Keys written with {@code from=1} by the old cluster live on one node each, so
- * reading them back shows each node kept the data directory the previous release wrote.
+ * reading them back shows each node kept the data directory the previous release wrote. Once the
+ * first node runs this release, a batch through it works beside the two old replicas (issue 45),
+ * which get its items one by one, and a conditional write answers a clean 503.
  */
 // Runs with no other class beside it (node/pom.xml): no request of its four writers may fail.
 @Tag("alone")
@@ -70,7 +75,10 @@ class RollingUpgradeProcessIT {
     try (cluster) {
       cluster.start();
       for (int i = 0; i < NODES; i++) {
-        assertThat(reportedVersion(cluster.node(i))).as("node-%d runs 0.1.0", i).isEmpty();
+        // 0.2.0 reports the same version as this unreleased build; it advertises no HTTP address.
+        assertThat(advertisesItsHttpAddress(cluster.node(i)))
+            .as("node-%d runs %s", i, PreviousRelease.VERSION)
+            .isFalse();
       }
       cluster.awaitStreams();
       try (KvorumClient kv = cluster.client(0)) {
@@ -88,8 +96,12 @@ class RollingUpgradeProcessIT {
           cluster.jar(i, NodeProcess.jar());
           cluster.restart(i);
           assertThat(reportedVersion(cluster.node(i))).contains(Release.version());
+          assertThat(advertisesItsHttpAddress(cluster.node(i))).as("node-%d upgraded", i).isTrue();
           load.use(i);
           load.awaitAcknowledged(200);
+          if (i == 0) {
+            mixedReleases(cluster.node(0));
+          }
         }
         Map<String, String> verdict = load.stop();
 
@@ -103,7 +115,7 @@ class RollingUpgradeProcessIT {
         for (int s = 0; s < SEEDS; s++) {
           String expected = "old-" + s;
           assertThat(kv.get(utf8("seed/" + s), ALONE))
-              .as("seed/%d, on one node only since 0.1.0 wrote it", s)
+              .as("seed/%d, on one node only since %s wrote it", s, PreviousRelease.VERSION)
               .hasValueSatisfying(v -> assertThat(new String(v, UTF_8)).isEqualTo(expected));
         }
       }
@@ -116,8 +128,63 @@ class RollingUpgradeProcessIT {
         PreviousRelease.VERSION, (built - start) / 1e9, (System.nanoTime() - start) / 1e9);
   }
 
-  /** The {@code version} of the node's {@code GET /v0/cluster}: none from 0.1.0. */
+  /**
+   * What needs this release on the coordinator alone, through the upgraded node while the other two
+   * still run the previous one (docs/compatibility.md): a batch (SPEC §2) that every replica must
+   * take, which the previous release's replicas refuse as a message they do not know and get item
+   * by item. Conditional writes (SPEC §10) came after 0.2.0, whose replicas refuse their Paxos
+   * messages as unknown too: they answer 503 at once, naming those replicas, and write nothing.
+   */
+  private static void mixedReleases(NodeProcess upgraded) {
+    Consistency all = Consistency.of(NODES, NODES);
+    Map<String, byte[]> values = new TreeMap<>();
+    for (int k = 0; k < 100; k++) {
+      values.put("batch/" + k, utf8("b-" + k));
+    }
+    try (KvorumClient kv =
+        KvorumClient.builder()
+            .seed("127.0.0.1", upgraded.httpPort())
+            .discovery(false)
+            .routing(false)
+            .maxAttempts(1)
+            .build()) {
+      assertThat(kv.putAll(values, all, null))
+          .as("a batch of 100 puts at ack=from=3, two replicas of %s", PreviousRelease.VERSION)
+          .extracting(BatchItemResult::status)
+          .containsOnly(201);
+      List<BatchItemResult> read = kv.getAll(List.copyOf(values.keySet()), all);
+      for (BatchItemResult item : read) {
+        assertThat(item.foundUtf8()).as(item.key()).contains("b-" + item.key().substring(6));
+      }
+      KvorumClientException refused =
+          catchThrowableOfType(
+              KvorumClientException.class, () -> kv.putIfAbsent(utf8("create/0"), utf8("v")));
+      assertThat(refused.status()).as("%s", refused).isEqualTo(503);
+      assertThat(refused.detail()).contains("refused the Paxos messages as unknown");
+      assertThat(kv.get(utf8("create/0"), all)).as("nothing written").isEmpty();
+    }
+  }
+
+  /** The {@code version} of the node's {@code GET /v0/cluster}. */
   private static Optional<String> reportedVersion(NodeProcess node) throws Exception {
+    JsonNode version = cluster(node).path("version");
+    return version.isTextual() ? Optional.of(version.asText()) : Optional.empty();
+  }
+
+  /**
+   * Whether the node lists its own HTTP address in {@code GET /v0/cluster} (members advertise it
+   * since after 0.2.0).
+   */
+  private static boolean advertisesItsHttpAddress(NodeProcess node) throws Exception {
+    for (JsonNode member : cluster(node).path("nodes")) {
+      if (member.path("self").asBoolean()) {
+        return member.path("httpAddress").isTextual();
+      }
+    }
+    throw new AssertionError("GET /v0/cluster lists no member as self");
+  }
+
+  private static JsonNode cluster(NodeProcess node) throws Exception {
     try (HttpClient http = HttpClient.newHttpClient()) {
       HttpResponse<String> response =
           http.send(
@@ -127,8 +194,7 @@ class RollingUpgradeProcessIT {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).as("GET /v0/cluster: %s", response.body()).isEqualTo(200);
-      JsonNode version = JSON.readTree(response.body()).path("version");
-      return version.isTextual() ? Optional.of(version.asText()) : Optional.empty();
+      return JSON.readTree(response.body());
     }
   }
 

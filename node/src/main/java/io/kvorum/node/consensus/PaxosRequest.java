@@ -22,11 +22,12 @@ import io.kvorum.node.quorum.RequestDeadline;
 import io.kvorum.node.topology.Owners;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
@@ -68,10 +69,10 @@ final class PaxosRequest {
   private final Key key;
   private final ConditionalWrite write;
   private final Quorum quorum;
-  private final ScheduledExecutorService timer;
   private final long deadlineNanos;
   private final List<Proposal> earlier = new ArrayList<>();
   private final Map<NodeId, String> failed = new LinkedHashMap<>();
+  private final Set<NodeId> invalid = new LinkedHashSet<>(); // of a release without Paxos
   private final CompletableFuture<Outcome> result = new CompletableFuture<>();
   private final Unfinished unfinished;
   private int attempt;
@@ -89,9 +90,7 @@ final class PaxosRequest {
   /** The current round's accepts, once sent. */
   private Accepts accepts;
 
-  /**
-   * Whether an earlier round of this request asked acceptors to store the value as they accept it.
-   */
+  /** Whether an earlier round of this request asked acceptors to store its value. */
   private boolean committing;
 
   /**
@@ -108,7 +107,6 @@ final class PaxosRequest {
     this.clock = rounds.clock();
     this.deadline = rounds.deadline();
     this.metrics = rounds.metrics();
-    this.timer = deadline.scheduler();
     this.deadlineNanos = deadline.nanoTime() + deadline.timeout().toNanos();
     this.key = key;
     this.write = write;
@@ -122,7 +120,8 @@ final class PaxosRequest {
    */
   CompletableFuture<Outcome> start() {
     long left = deadlineNanos - deadline.nanoTime();
-    ScheduledFuture<?> timeout = timer.schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> timeout =
+        deadline.scheduler().schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
     result.whenComplete(
         (done, error) -> {
           timeout.cancel(false);
@@ -202,12 +201,7 @@ final class PaxosRequest {
         (node, error) -> answered(round, participants, node, null, error));
   }
 
-  /**
-   * Cassandra's answer to a lightweight transaction with more than one pending replica
-   * (unavailable): the quorum rule is argued for one replica changing hands at a time, and a key
-   * gaining more (a state kvorum's one-at-a-time changes do not make) is refused rather than
-   * reasoned about.
-   */
+  /** Cassandra's answer to more than one pending replica: the quorum rule is argued for one. */
   private UnavailableException tooManyPending(Owners owners, Owners.Participants acceptors) {
     return new UnavailableException(
         "conditional writes to this key are unavailable while the membership change in"
@@ -226,6 +220,9 @@ final class PaxosRequest {
     synchronized (this) {
       if (error != null) {
         failed.put(node, String.valueOf(Failures.unwrap(error).getMessage()));
+        if (FailureKind.of(Failures.unwrap(error)) == FailureKind.INVALID_REQUEST) {
+          invalid.add(node);
+        }
       } else if (accepts != null) {
         accepts.answered(node, reply);
       }
@@ -375,6 +372,13 @@ final class PaxosRequest {
     QuorumCall<Reply> calls;
     synchronized (this) {
       calls = phase;
+      if (participants.all().size() - invalid.size() < participants.required()) {
+        return Optional.of(
+            new UnavailableException(
+                "conditional writes need every replica of the key on a release that has them: "
+                    + invalid
+                    + " refused the Paxos messages as unknown (an upgrade under way?)"));
+      }
     }
     if (calls == null || !calls.result().isCompletedExceptionally()) {
       return Optional.empty();
@@ -390,6 +394,6 @@ final class PaxosRequest {
     if (deadline.nanoTime() + pause >= deadlineNanos) {
       return; // the timer answers 504 at the deadline
     }
-    timer.schedule(this::round, pause, TimeUnit.NANOSECONDS);
+    deadline.scheduler().schedule(this::round, pause, TimeUnit.NANOSECONDS);
   }
 }

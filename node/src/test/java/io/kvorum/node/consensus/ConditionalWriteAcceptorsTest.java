@@ -8,12 +8,14 @@ import io.kvorum.node.consensus.round.Condition;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.coordinator.Coordinator;
 import io.kvorum.node.core.FailureKind;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.StorageException;
+import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.ForwardingStorageEngine;
@@ -51,7 +53,8 @@ import org.junit.jupiter.api.Test;
  *       the background once the acceptors answer again.
  *   <li>Failures get the failure table's answer, as a plain write's ({@link FailureKind}): a full
  *       disk on a majority of the acceptors is 507 at once, not a retry until the request timeout
- *       and 504; failures a retry may mend are retried.
+ *       and 504; acceptors of a release without Paxos 503 at once; failures a retry may mend are
+ *       retried.
  * </ul>
  */
 class ConditionalWriteAcceptorsTest {
@@ -135,6 +138,30 @@ class ConditionalWriteAcceptorsTest {
             e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.NO_SPACE));
     assertThat(FailureKind.of(failure).httpStatus()).isEqualTo(507);
     assertThat(peers.calls("prepare")).as("one round, not retried").hasSize(2);
+  }
+
+  /**
+   * Acceptors of a release before conditional writes (0.2.0 as released) refuse the prepare as a
+   * request they do not know: the write answers 503 at once, naming them, not 504 at the request
+   * timeout (which would say it may have applied).
+   */
+  @Test
+  void acceptorsOfAReleaseWithoutPaxosAnswer503AtOnceNamingThem() {
+    Coordinator coordinator = coordinator(REQUEST_TIMEOUT);
+    peers.script(
+        call -> {
+          throw new InvalidRequestException(null, "a request without an operation");
+        });
+
+    Throwable failure =
+        failure(
+            coordinator.putIf(
+                KEY, new Condition.IfAbsent(), VALUE, Duration.ZERO, new Quorum(2, 3)));
+
+    assertThat(failure).isInstanceOf(UnavailableException.class).hasMessageContaining("[n2, n3]");
+    assertThat(FailureKind.of(failure).httpStatus()).isEqualTo(503);
+    assertThat(peers.calls("prepare")).as("one round, not retried").hasSize(2);
+    assertThat(stored()).as("nothing written").isEmpty();
   }
 
   @Test

@@ -18,10 +18,10 @@ import java.util.stream.Stream;
  * shallow one) fails: a skipped upgrade test would pass CI without showing anything.
  */
 public final class PreviousRelease {
-  /** kvorum 0.1.0. */
-  public static final String VERSION = "0.1.0";
+  /** kvorum 0.2.0: what this release upgrades from (0.1.0 was e3321b1). */
+  public static final String VERSION = "0.2.0";
 
-  public static final String COMMIT = "e3321b1a4312d0ff1fcf0d5357c59fbe5300ecfb";
+  public static final String COMMIT = "a161ca0da55c25204fd88e360b7feff05c19515c";
 
   private static final long BUILD_MINUTES = 20;
 
