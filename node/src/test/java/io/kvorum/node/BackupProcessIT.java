@@ -102,7 +102,8 @@ class BackupProcessIT {
 
     ProcessCluster fresh = new ProcessCluster(work.resolve("new"), 5).start();
     open.add(fresh);
-    Run restore = cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1");
+    Run restore =
+        cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1", "--rate", "100000");
     assertThat(restore.exit()).as(restore.err()).isZero();
     try (KvorumClient client = fresh.client(3)) {
       for (Map.Entry<String, String> key : versions.entrySet()) {

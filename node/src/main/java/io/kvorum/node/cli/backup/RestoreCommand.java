@@ -36,6 +36,10 @@ import picocli.CommandLine.Spec;
           + " every file's SHA-256, and loads it through the node at --host and --port as"
           + " 'kvorum-node load' does: each record with its version, tombstone and expiry, so"
           + " restoring twice, or into a cluster with newer writes, changes nothing newer.",
+      "",
+      "Into a cluster that serves clients, limit it with --rate: unlimited, its writes go"
+          + " through one node as fast as the cluster takes them, and the clients' requests wait"
+          + " behind them.",
       ""
     },
     footer = {
@@ -67,10 +71,26 @@ public final class RestoreCommand implements Callable<Integer> {
               + " Default: the temporary directory.")
   Path workDir;
 
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      paramLabel = "RECORDS",
+      description =
+          "At most this many records a second, as 'kvorum-node load --rate': the restore's"
+              + " writes share the cluster with its clients, and as fast as it goes they can"
+              + " wait seconds behind it; 0 for no limit. Default: ${DEFAULT-VALUE}.")
+  int rate;
+
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (rate < 0) {
+      err.println(
+          "kvorum-node restore: --rate must be 0 (no limit) or more records a second, not " + rate);
+      err.flush();
+      return ExitCodes.CONFIG;
+    }
     try {
       StorageLocation backup = StorageLocation.parse("--from", from);
       checkNode();
@@ -151,7 +171,8 @@ public final class RestoreCommand implements Callable<Integer> {
   }
 
   private String[] loadArguments(Path dir) {
-    List<String> args = new ArrayList<>(List.of("--from", dir.toString()));
+    List<String> args =
+        new ArrayList<>(List.of("--from", dir.toString(), "--rate", String.valueOf(rate)));
     args.addAll(List.of("--host", node.host(), "--port", String.valueOf(node.port())));
     if (node.tlsCa() != null) {
       args.addAll(List.of("--tls-ca", node.tlsCa().toString()));

@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvorum.node.cli.client.ExitCodes;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
-/** The parts of backups that need no object storage: addresses, rates, manifests. */
+/**
+ * The parts of backups that need no object storage: addresses, rates, manifests, a restore's
+ * options.
+ */
 class BackupPartsTest {
   @Test
   void anS3AddressIsABucketAndAPrefix() {
@@ -37,6 +43,19 @@ class BackupPartsTest {
     assertThat(Throttle.parse("1234")).isEqualTo(1234);
     assertThatThrownBy(() -> Throttle.parse("fast")).isInstanceOf(NumberFormatException.class);
     assertThatThrownBy(() -> Throttle.parse("-1")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRestoreRateBelowZeroIsRefusedBeforeAnythingIsAsked() {
+    StringWriter err = new StringWriter();
+    CommandLine restore = new CommandLine(new RestoreCommand());
+    restore.setErr(new PrintWriter(err));
+
+    int exit = restore.execute("--from", "s3://backups/kvorum/b1", "--rate", "-1");
+
+    assertThat(exit).isEqualTo(ExitCodes.CONFIG);
+    assertThat(err.toString())
+        .contains("kvorum-node restore: --rate must be 0 (no limit) or more records a second");
   }
 
   @Test
