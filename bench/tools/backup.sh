@@ -24,7 +24,8 @@
 #  7. Unless RESTORE_FG_RATE is 0: the same restore into three more fresh nodes, holding FG_KEYS
 #     other keys (default 100,000), while a foreground of RESTORE_FG_RATE requests/s (default
 #     FG_RATE; half PUT, half GET of those other keys), warmed up WARMUP s, runs until it ends:
-#     its time and rate, the foreground's p99.
+#     its time and rate, the foreground's p99. RESTORE_RATE (default 0: no limit) is that
+#     restore's --rate, in records a second.
 #  Every phase also gives the CPU the machine was busy with, the nodes', SeaweedFS's, the
 #  command's and the rest (wrk2 and anything else running on the machine). A summary table at the
 #  end; every command's output, each line stamped, in the work directory. MB are 10^6 bytes.
@@ -45,6 +46,7 @@ value="${VALUE:-1024}"
 fg_keys="${FG_KEYS:-100000}"
 fg_rate="${FG_RATE:-2000}"
 restore_fg_rate="${RESTORE_FG_RATE:-$fg_rate}"
+restore_rate="${RESTORE_RATE:-0}"
 phase="${PHASE:-60}"
 warmup="${WARMUP:-60}"
 spot="${SPOT:-100}"
@@ -396,9 +398,9 @@ if [ "$restore_fg_rate" -gt 0 ]; then
   log "warm-up: $restore_fg_rate/s mixed on the other keys for ${warmup}s (not measured)"
   load_at other.lua "$restore_fg_rate" "$warmup" busy-warmup
   load_wait
-  log "foreground $restore_fg_rate/s mixed on the other keys; the restore 12 s into it; load average $(loadavg)"
+  log "foreground $restore_fg_rate/s mixed on the other keys; the restore (--rate $restore_rate) 12 s into it; load average $(loadavg)"
   under_load other.lua "$restore_fg_rate" restore-busy restore --host 127.0.0.1 --port "$http" \
-    --from "$series/bench-incr" --work-dir "$work/restore-tmp" "${s3_opts[@]}"
+    --from "$series/bench-incr" --work-dir "$work/restore-tmp" --rate "$restore_rate" "${s3_opts[@]}"
   busy_secs=$secs
   read -r busy_restored _ _ <<< "$(restore_facts restore-busy)"
   read_keys spot-busy.txt
@@ -431,7 +433,7 @@ summary "| … its CPU | $(cat "$work/restore.cpu"); the command: $(cat "$work/r
 summary "| restored nodes' data directories | $empty_mb MB |"
 summary "| spot check | $same of $spot random keys read back with the value the first cluster answered |"
 if [ "$restore_fg_rate" -gt 0 ]; then
-  summary "| restore beside a foreground of $restore_fg_rate/s mixed on $(n "$fg_keys") other keys, wall | $busy_secs s, $(n "$busy_restored") records, $(rate "$busy_restored" "$busy_secs") records/s, $(rate "$incr_mb" "$busy_secs") MB/s |"
+  summary "| restore (--rate $restore_rate) beside a foreground of $restore_fg_rate/s mixed on $(n "$fg_keys") other keys, wall | $busy_secs s, $(n "$busy_restored") records, $(rate "$busy_restored" "$busy_secs") records/s, $(rate "$incr_mb" "$busy_secs") MB/s |"
   summary "| foreground during that restore | $(tail_of restore-busy) |"
   summary "| … its CPU | $(cat "$work/restore-busy.cpu") |"
   summary "| spot check after it | $busy_same of $spot |"
