@@ -372,7 +372,8 @@ final class PaxosRequest {
     QuorumCall<Reply> calls;
     synchronized (this) {
       calls = phase;
-      if (participants.all().size() - invalid.size() < participants.required()) {
+      long refusing = participants.all().stream().filter(invalid::contains).count();
+      if (participants.all().size() - refusing < participants.required()) {
         return Optional.of(
             new UnavailableException(
                 "conditional writes need every replica of the key on a release that has them: "
