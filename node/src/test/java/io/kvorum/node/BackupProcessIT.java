@@ -134,7 +134,8 @@ class BackupProcessIT {
    * A backup killed mid-way (SIGKILL: the job that runs it evicted, its machine off) leaves no
    * backup that lists or restores, and loses nothing: the same command run again goes on with the
    * snapshots the killed run took, sends only the files it had not stored yet, and its backup
-   * restores every key.
+   * restores every key: in place (restore-node on each stopped node) after a bad deploy, which it
+   * undoes. restore-node refuses a running node's directory and a member the backup lacks.
    */
   @Test
   void aBackupKilledMidWayIsFinishedByTheNextRunSendingOnlyWhatWasMissing() throws Exception {
@@ -195,17 +196,69 @@ class BackupProcessIT {
     assertThat(sentAndKept[1]).as("files the killed run stored: " + again.out()).isPositive();
     Run verify = cli(s3, "backup", "verify", "--from", series + "/b1");
     assertThat(verify.exit()).as(verify.err()).isZero();
-    cluster.close();
 
-    ProcessCluster fresh = new ProcessCluster(work.resolve("new"), 3).start();
-    open.add(fresh);
-    Run restore = cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1");
-    assertThat(restore.exit()).as(restore.err()).isZero();
-    try (KvorumClient client = fresh.client(1)) {
-      for (Map.Entry<String, String> key : values.entrySet()) {
-        assertThat(client.getUtf8(key.getKey())).as(key.getKey()).contains(key.getValue());
+    // Then a bad deploy, and the restore in place from object storage (operations.md): every
+    // node stopped, restore-node on each, every node started again with the same id.
+    try (KvorumClient client = cluster.client(0)) {
+      for (int i = 0; i < 50; i++) {
+        client.put("big" + i, "overwritten");
+      }
+      for (int i = 50; i < 70; i++) {
+        client.delete("big" + i);
+      }
+      for (int i = 0; i < 20; i++) {
+        client.put("new" + i, "after b1");
       }
     }
+    Run running = restoreNode(s3, series + "/b1", 0);
+    assertThat(running.exit()).as(running.err()).isEqualTo(1);
+    assertThat(running.err()).contains("a running node has it open");
+    Run noSuchMember =
+        cli(
+            s3,
+            "restore-node",
+            "--from",
+            series + "/b1",
+            "--node-id",
+            "node-9",
+            "--data-dir",
+            work.resolve("unused").toString());
+    assertThat(noSuchMember.exit()).isEqualTo(2);
+    assertThat(noSuchMember.err()).contains("no member node-9 (its members: node-0, node-1");
+    for (int i = 0; i < 3; i++) {
+      assertThat(cluster.node(i).terminate()).isZero();
+    }
+    for (int i = 0; i < 3; i++) {
+      Run restored = restoreNode(s3, series + "/b1", i);
+      assertThat(restored.exit()).as(restored.err()).isZero();
+      assertThat(restored.out()).contains("restored node-" + i + "'s snapshot of backup b1");
+    }
+    for (int i = 0; i < 3; i++) {
+      cluster.relaunch(i);
+    }
+    for (int i = 0; i < 3; i++) {
+      cluster.node(i).awaitReady();
+    }
+    for (int node = 0; node < 3; node++) {
+      try (KvorumClient client = cluster.client(node)) {
+        for (Map.Entry<String, String> key : values.entrySet()) {
+          assertThat(client.getUtf8(key.getKey())).as(key.getKey()).contains(key.getValue());
+        }
+        assertThat(client.getUtf8("new0")).as("written after b1").isEmpty();
+      }
+    }
+  }
+
+  private Run restoreNode(SeaweedFs s3, String backup, int node) {
+    return cli(
+        s3,
+        "restore-node",
+        "--from",
+        backup,
+        "--node-id",
+        "node-" + node,
+        "--data-dir",
+        work.resolve("old").resolve("node-" + node).toString());
   }
 
   private static long stored(S3Client bucket, String prefix) {

@@ -7,6 +7,7 @@ import io.kvorum.node.cli.admin.SnapshotCommand;
 import io.kvorum.node.cli.admin.StatusCommand;
 import io.kvorum.node.cli.backup.BackupCommand;
 import io.kvorum.node.cli.backup.RestoreCommand;
+import io.kvorum.node.cli.backup.RestoreNodeCommand;
 import io.kvorum.node.cli.client.ExitCodes;
 import io.kvorum.node.cli.data.BatchCommand;
 import io.kvorum.node.cli.data.DeleteCommand;
@@ -90,6 +91,7 @@ public final class KvorumNode implements Callable<Integer> {
           LoadCommand.class,
           BackupCommand.class,
           RestoreCommand.class,
+          RestoreNodeCommand.class,
           NodeZoneCommand.class,
           HealthCheckCommand.class,
           GetCommand.class,

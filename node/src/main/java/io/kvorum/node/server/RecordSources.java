@@ -26,4 +26,14 @@ public final class RecordSources {
   public static RecordSource open(Path directory) {
     return RocksDbRecordReader.open(directory);
   }
+
+  /**
+   * Refuses a database that a running node has open (its {@code LOCK} file held), before a restore
+   * replaces it.
+   *
+   * @throws io.kvorum.node.core.StorageException if a running node has it open
+   */
+  public static void refuseIfOpen(Path directory) {
+    RocksDbRecordReader.refuseIfLocked(directory);
+  }
 }

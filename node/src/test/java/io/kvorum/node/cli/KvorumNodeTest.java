@@ -21,7 +21,7 @@ class KvorumNodeTest {
   @Test
   void helpAnErrorOrANameAnywhereGetEverySubcommand() {
     var all = KvorumNode.commandLine().getSubcommands().keySet();
-    assertThat(all).hasSize(18).contains("local", "get", "backup");
+    assertThat(all).hasSize(19).contains("local", "get", "backup", "restore-node");
 
     assertThat(KvorumNode.commandLine(new String[0]).getSubcommands()).containsOnlyKeys(all);
     assertThat(KvorumNode.commandLine(new String[] {"--help"}).getSubcommands())

@@ -41,12 +41,7 @@ public final class BackupVerifyCommand implements Callable<Integer> {
 
   @Mixin StorageOptions storage = new StorageOptions();
 
-  @Option(
-      names = "--from",
-      required = true,
-      paramLabel = "s3://BUCKET/PREFIX/NAME",
-      description = "The backup: its series and its name.")
-  String from;
+  @Mixin BackupSource source = new BackupSource();
 
   @Option(
       names = "--work-dir",
@@ -60,7 +55,7 @@ public final class BackupVerifyCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     StorageLocation backup;
     try {
-      backup = StorageLocation.parse("--from", from);
+      backup = source.location();
     } catch (BackupFailure e) {
       err.println("kvorum-node backup verify: " + e.getMessage());
       return e.exitCode();

@@ -26,9 +26,14 @@ final class Fetch {
 
   /** What is missing or of the wrong size in {@code manifest}'s objects; empty when nothing. */
   List<String> missing(BackupManifest manifest) {
+    return missing(manifest.members());
+  }
+
+  /** What is missing or of the wrong size in {@code members}' objects; empty when nothing. */
+  List<String> missing(List<BackupManifest.Member> members) {
     Map<String, ObjectStore.Stored> stored = store.list(store.location().key("data/"));
     List<String> problems = new ArrayList<>();
-    for (BackupManifest.Member member : manifest.members()) {
+    for (BackupManifest.Member member : members) {
       for (BackupManifest.File file : member.files()) {
         ObjectStore.Stored object = stored.get(file.key());
         if (object == null) {

@@ -56,12 +56,7 @@ public final class RestoreCommand implements Callable<Integer> {
 
   @Mixin StorageOptions storage = new StorageOptions();
 
-  @Option(
-      names = "--from",
-      required = true,
-      paramLabel = "s3://BUCKET/PREFIX/NAME",
-      description = "The backup: its series and its name.")
-  String from;
+  @Mixin BackupSource source = new BackupSource();
 
   @Option(
       names = "--work-dir",
@@ -92,7 +87,7 @@ public final class RestoreCommand implements Callable<Integer> {
       return ExitCodes.CONFIG;
     }
     try {
-      StorageLocation backup = StorageLocation.parse("--from", from);
+      StorageLocation backup = source.location();
       checkNode();
       try (ObjectStore store = ObjectStore.open(storage, backup.parent())) {
         BackupManifest manifest = new Backups(store).read(backup.last());

@@ -91,8 +91,10 @@ public final class RocksDbRecordReader implements RecordSource {
    * RocksDB holds an exclusive {@code fcntl} lock on {@code LOCK} while a process has the database
    * open for writing; a shared lock of ours fails then. A read-only open would not notice, and
    * would read a database that a running node keeps changing.
+   *
+   * @throws StorageException if a running node has the database in {@code directory} open
    */
-  private static void refuseIfLocked(Path directory) {
+  public static void refuseIfLocked(Path directory) {
     Path lock = directory.resolve("LOCK");
     if (!Files.exists(lock)) {
       return;
