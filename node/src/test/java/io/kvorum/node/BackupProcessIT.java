@@ -99,6 +99,12 @@ class BackupProcessIT {
     Run refused = cliAs("wrong-secret", s3, "backup", "list", "--from", series);
     assertThat(refused.exit()).isEqualTo(6);
     assertThat(refused.err()).contains("refused the credentials for bucket 'kvorum-backups'");
+    Run noBucket = cli(s3, "backup", "list", "--from", "s3://no-such-bucket/prod");
+    assertThat(noBucket.exit()).as(noBucket.err()).isEqualTo(5);
+    assertThat(noBucket.err()).contains("bucket 'no-such-bucket' does not exist");
+    Run unreachable = cliAt("http://127.0.0.1:1", "backup", "verify", "--from", series + "/b1");
+    assertThat(unreachable.exit()).as(unreachable.err()).isEqualTo(1);
+    assertThat(unreachable.err()).contains("(run the same command again to go on)");
 
     ProcessCluster fresh = new ProcessCluster(work.resolve("new"), 5).start();
     open.add(fresh);
@@ -357,8 +363,13 @@ class BackupProcessIT {
 
   /** Runs a kvorum-node command against {@code s3}, in this JVM (credentials as properties). */
   private static Run cli(SeaweedFs s3, String... args) {
+    return cliAt(s3.endpoint(), args);
+  }
+
+  /** Runs a kvorum-node command against the object storage at {@code endpoint}, in this JVM. */
+  private static Run cliAt(String endpoint, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
-    all.addAll(List.of("--endpoint", s3.endpoint(), "--path-style"));
+    all.addAll(List.of("--endpoint", endpoint, "--path-style"));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     var command = KvorumNode.commandLine();
