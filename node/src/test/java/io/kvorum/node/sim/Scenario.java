@@ -54,7 +54,17 @@ enum Scenario {
    * {@code from} never fails for want of replicas ({@link io.kvorum.node.sim.check.Availability}),
    * as each key has one replica a zone (SPEC §3).
    */
-  ZONES(SimWorkload.Mix.DEFAULT, EnumSet.of(Fault.ZONE_LOSS));
+  ZONES(SimWorkload.Mix.DEFAULT, EnumSet.of(Fault.ZONE_LOSS)),
+  /**
+   * A snapshot on every member amid the clients and the faults ({@link SimSnapshots}: it holds
+   * every write acknowledged before it), then the cluster destroyed and the snapshots loaded into
+   * another of 2 to 6 nodes amid the same faults ({@link SimRestore}: it answers exactly the
+   * snapshots' newest record of each key, expiries kept). No membership change: a member that
+   * leaves between two members' snapshots takes its records to one already taken.
+   */
+  RESTORE(
+      SimWorkload.Mix.DEFAULT,
+      EnumSet.complementOf(EnumSet.of(Fault.JOIN, Fault.DECOMMISSION, Fault.ZONE_LOSS)));
 
   /** The zones of {@link #ZONES}, node n1 in the first, n2 in the second, and so on round. */
   private static final List<String> ZONE_NAMES = List.of("a", "b", "c");
@@ -111,7 +121,7 @@ enum Scenario {
         },
         mix,
         Duration.ofSeconds(1),
-        this == PURGE || this == EVERYTHING ? random.nextDouble() * 0.2 : 0,
+        this == PURGE || this == EVERYTHING || this == RESTORE ? random.nextDouble() * 0.2 : 0,
         faults,
         Duration.ofMillis(300 + random.nextInt(2_000)),
         handoffOnly ? WalSync.EVERY_WRITE : sync,
@@ -121,7 +131,7 @@ enum Scenario {
             switch (this) {
               case CONDITIONAL -> 3 + random.nextInt(6);
               case PAXOS_PURGE -> 2 + random.nextInt(3);
-              case ZONES -> 5 + random.nextInt(10);
+              case ZONES, RESTORE -> 5 + random.nextInt(10);
               default -> 10 + random.nextInt(20);
             }),
         switch (this) {

@@ -38,14 +38,20 @@ final class SimCluster implements AutoCloseable {
   private final List<SimNode> all = new ArrayList<>();
   private final Path directory;
   private final UnaryOperator<TestConfig> tweak;
+  private final boolean ownsScheduler;
   private Applied applied = (key, record, node) -> {};
   private Accepted accepted = (key, proposal, node) -> {};
 
-  private SimCluster(SimScheduler scheduler, Path directory, UnaryOperator<TestConfig> tweak) {
+  private SimCluster(
+      SimScheduler scheduler,
+      Path directory,
+      UnaryOperator<TestConfig> tweak,
+      boolean ownsScheduler) {
     this.scheduler = scheduler;
     this.network = new SimNetwork(scheduler);
     this.directory = directory;
     this.tweak = tweak;
+    this.ownsScheduler = ownsScheduler;
   }
 
   /**
@@ -54,12 +60,24 @@ final class SimCluster implements AutoCloseable {
    */
   static SimCluster create(long seed, int size, UnaryOperator<TestConfig> tweak) {
     SimScheduler scheduler = new SimScheduler(seed, 200_000_000L);
-    SimCluster cluster = new SimCluster(scheduler, temporaryDirectory(seed), tweak);
+    return new SimCluster(scheduler, temporaryDirectory(seed), tweak, true).withMembers(size);
+  }
+
+  /**
+   * Another cluster of {@code size} nodes, none started, on this one's scheduler (time goes on) and
+   * a network of its own: where a backup of this one is restored. Closing it leaves the scheduler
+   * to this one.
+   */
+  SimCluster another(int size) {
+    return new SimCluster(scheduler, directory.resolve("another"), tweak, false).withMembers(size);
+  }
+
+  private SimCluster withMembers(int size) {
     List<Member> members = IntStream.rangeClosed(1, size).mapToObj(SimCluster::member).toList();
     for (Member member : members) {
-      cluster.add(cluster.configured(member).topology(new Topology(member.id(), members)));
+      add(configured(member).topology(new Topology(member.id(), members)));
     }
-    return cluster;
+    return this;
   }
 
   private static Member member(int i) {
@@ -244,7 +262,9 @@ final class SimCluster implements AutoCloseable {
   @Override
   public void close() {
     all.forEach(n -> n.crash(SimNode.Crash.KILL));
-    scheduler.close();
+    if (ownsScheduler) {
+      scheduler.close();
+    }
     try {
       DirectoryTrees.remove(directory);
     } catch (IOException e) {

@@ -119,7 +119,17 @@ final class Simulation {
     feed.start();
     workload.start(draw.clients());
     nemesis.start();
-    cluster.run(draw.duration());
+    SimSnapshots snapshots = draw.scenario() == Scenario.RESTORE ? new SimSnapshots() : null;
+    if (snapshots == null) {
+      cluster.run(draw.duration());
+    } else {
+      // A snapshot on every member, taken amid the clients and the faults.
+      long end = cluster.scheduler().now() + draw.duration().toNanos();
+      cluster.run(
+          draw.duration().multipliedBy(3 + cluster.scheduler().random().nextInt(5)).dividedBy(10));
+      snapshots.take(cluster, workload.keys());
+      cluster.run(Duration.ofNanos(Math.max(0, end - cluster.scheduler().now())));
+    }
     workload.stop();
     nemesis.stop();
     // What is in flight ends: answered, or given up by its client.
@@ -165,6 +175,16 @@ final class Simulation {
       // On the answers as the clients saw them: a power cut's excuse makes some answers unknown.
       violations.addAll(new Availability(workload.coordinatorTroubled()).check(answered));
     }
+    if (snapshots != null) {
+      violations.addAll(snapshots.check(recording));
+      log.add(snapshots.summary());
+      // The cluster destroyed, its snapshots restored into another of 2 to 6 nodes.
+      cluster.nodes().forEach(n -> n.crash(SimNode.Crash.KILL));
+      try (SimCluster fresh = cluster.another(2 + cluster.scheduler().random().nextInt(5))) {
+        violations.addAll(
+            SimRestore.run(fresh, snapshots, workload.keys(), draw, draw.faults(), log));
+      }
+    }
     return new Result(
         seed,
         draw,
@@ -196,7 +216,7 @@ final class Simulation {
    * Everything up and ready, then two full anti-entropy rounds on every node after the heal, and no
    * hint left: from then on every replica holds what it will hold.
    */
-  private static void settle(SimCluster cluster) {
+  static void settle(SimCluster cluster) {
     awaitReady(cluster);
     for (int round = 0; round < 2; round++) {
       // A millisecond on, so that no round that finished before the ask seems to have come after.
@@ -222,7 +242,7 @@ final class Simulation {
    * io.kvorum.node.transport.Deadline#LONG_BATCH}, a minute) before it resumes (EVERYTHING seed
    * 157, and seeds 1000327, 1000424 and 1000611 of a hunt).
    */
-  private static void awaitChanges(SimCluster cluster) {
+  static void awaitChanges(SimCluster cluster) {
     if (!cluster.runUntil(() -> changes(cluster).isEmpty(), Duration.ofSeconds(300))) {
       throw new AssertionError(
           "a membership change did not end within 300 s of the heal: " + changes(cluster));
