@@ -87,11 +87,12 @@ enum Scenario {
 
   /**
    * How many of {@code seeds} CI runs: all, but for {@link #ZONES}, whose runs cost two to three
-   * times the others' (each starts with a zone move per node and lasts a minute of virtual time):
-   * 100 of them, so that the simulator stays within its share of CI's 15 minutes.
+   * times the others' (each starts with a zone move per node and lasts a minute of virtual time),
+   * and {@link #RESTORE}, whose runs are two clusters' each: 100 of them, so that the simulator
+   * stays within its share of CI's 15 minutes.
    */
   int seedsInCi(int seeds) {
-    return this == ZONES ? Math.min(seeds, 100) : seeds;
+    return this == ZONES || this == RESTORE ? Math.min(seeds, 100) : seeds;
   }
 
   /** Whether the run ends with anti-entropy rounds (all but {@link #HANDOFF}, which has none). */
