@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.core.PlantedBug;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -49,5 +50,22 @@ class PlantedBugsTest {
         scenario,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
         SimulationTest.describe(found));
+  }
+
+  /**
+   * A failing seed shrinks ({@link SimulationShrink}) to fewer faults that still fail one of its
+   * checks, and the shrunk schedule replays exactly.
+   */
+  @Test
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void aFailingSeedShrinksToFewerFaultsThatReplayExactly() {
+    try (PlantedBug.Planting planted = PlantedBug.plant(PlantedBug.ACK_ONE_SHORT)) {
+      SimulationShrink.Shrunk shrunk = SimulationShrink.shrink(2, Scenario.EVERYTHING, 20);
+      System.out.println(shrunk.report());
+      assertThat(shrunk.kept()).hasSizeLessThan(shrunk.faultsBefore());
+      assertThat(shrunk.run().passed()).isFalse();
+      Simulation.Result again = Simulation.run(2, Scenario.EVERYTHING, shrunk.kept()::contains);
+      assertThat(again.fingerprint()).isEqualTo(shrunk.run().fingerprint());
+    }
   }
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 /**
@@ -61,6 +62,9 @@ final class SimNemesis {
   private final Map<SimNode, SimNode> joiningVia = new LinkedHashMap<>();
   private boolean running;
   private boolean membershipChanged;
+  private IntPredicate strikes = number -> true;
+  private int drawn;
+  private String numbering = "";
 
   /**
    * @param meanGapNanos the mean time between two faults
@@ -74,6 +78,20 @@ final class SimNemesis {
     this.faults = faults;
     this.meanGapNanos = meanGapNanos;
     this.powerCutSpacingNanos = powerCutSpacingNanos;
+  }
+
+  /**
+   * Strikes only the faults whose numbers (in the order drawn, from 0) {@code strikes} accepts; the
+   * others are drawn and left out, so that a shrunk schedule keeps the faults' times.
+   */
+  SimNemesis striking(IntPredicate strikes) {
+    this.strikes = strikes;
+    return this;
+  }
+
+  /** How many faults were drawn, struck or left out. */
+  int drawn() {
+    return drawn;
   }
 
   void start() {
@@ -126,6 +144,19 @@ final class SimNemesis {
     List<Fault> kinds = new ArrayList<>(faults);
     Fault fault = kinds.get(random.nextInt(kinds.size()));
     SimNode node = cluster.node(1 + random.nextInt(cluster.size()));
+    int number = drawn++;
+    if (!strikes.test(number)) {
+      return;
+    }
+    numbering = "#" + number + " ";
+    try {
+      strike(fault, node);
+    } finally {
+      numbering = "";
+    }
+  }
+
+  private void strike(Fault fault, SimNode node) {
     switch (fault) {
       case KILL, POWER_CUT -> crash(node, fault);
       case PAUSE -> {
@@ -396,6 +427,6 @@ final class SimNemesis {
   }
 
   private void note(String what) {
-    log.add(String.format("%10.3f s  %s", cluster.scheduler().now() / 1e9, what));
+    log.add(String.format("%10.3f s  %s%s", cluster.scheduler().now() / 1e9, numbering, what));
   }
 }

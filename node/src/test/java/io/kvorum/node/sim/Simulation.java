@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntPredicate;
 
 /**
  * One seeded run of a whole cluster: start it, let the clients and the faults loose for a while,
@@ -41,16 +42,27 @@ final class Simulation {
 
   private final long seed;
   private final Scenario scenario;
+  private final IntPredicate strikes;
+  private int faultsDrawn;
 
-  private Simulation(long seed, Scenario scenario) {
+  private Simulation(long seed, Scenario scenario, IntPredicate strikes) {
     this.seed = seed;
     this.scenario = scenario;
+    this.strikes = strikes;
   }
 
   /** Runs {@code seed} of {@code scenario}. */
   static Result run(long seed, Scenario scenario) {
+    return run(seed, scenario, number -> true);
+  }
+
+  /**
+   * Runs {@code seed} of {@code scenario} with only the faults whose numbers {@code strikes}
+   * accepts ({@link SimNemesis#striking}): a shrunk schedule ({@link SimulationShrink}).
+   */
+  static Result run(long seed, Scenario scenario, IntPredicate strikes) {
     try (SimLogging quiet = SimLogging.quiet()) {
-      return new Simulation(seed, scenario).run();
+      return new Simulation(seed, scenario, strikes).run();
     }
   }
 
@@ -76,7 +88,8 @@ final class Simulation {
             cluster.scheduler().executed(),
             cluster.scheduler().now(),
             e,
-            recorder.build());
+            recorder.build(),
+            faultsDrawn);
       }
     }
   }
@@ -110,10 +123,11 @@ final class Simulation {
     }
     SimNemesis nemesis =
         new SimNemesis(
-            cluster,
-            draw.faults(),
-            draw.faultGap().toNanos(),
-            draw.sync().periodic() ? draw.sync().interval().toNanos() * 10 : 0);
+                cluster,
+                draw.faults(),
+                draw.faultGap().toNanos(),
+                draw.sync().periodic() ? draw.sync().interval().toNanos() * 10 : 0)
+            .striking(strikes);
     // A consumer follows every change from before the first write to after the heal.
     SimFeed feed = new SimFeed(cluster);
     feed.start();
@@ -135,6 +149,7 @@ final class Simulation {
     // What is in flight ends: answered, or given up by its client.
     cluster.runUntil(() -> workload.inFlight() == 0, draw.requestTimeout().multipliedBy(20));
     nemesis.healAll();
+    faultsDrawn = nemesis.drawn();
     log.addAll(nemesis.log());
     if (nemesis.membershipChanged()) {
       // Acceptor states do not move with the keys yet (issue 42): no fixed three to choose.
@@ -194,7 +209,8 @@ final class Simulation {
         cluster.scheduler().executed(),
         cluster.scheduler().now(),
         null,
-        recording);
+        recording,
+        faultsDrawn);
   }
 
   /**
@@ -416,6 +432,7 @@ final class Simulation {
    * @param traceHash a hash of the run's every event: equal for two runs of one seed
    * @param failure what the run threw, if it did not end (a node that would not start, a bug)
    * @param recording what the checkers were given
+   * @param faults how many faults the nemesis drew, struck or left out
    */
   record Result(
       long seed,
@@ -426,7 +443,8 @@ final class Simulation {
       long events,
       long virtualNanos,
       Throwable failure,
-      Recording recording) {
+      Recording recording,
+      int faults) {
     boolean passed() {
       return violations.isEmpty();
     }

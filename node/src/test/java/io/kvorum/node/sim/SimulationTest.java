@@ -3,6 +3,7 @@ package io.kvorum.node.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvorum.node.core.Key;
+import io.kvorum.node.core.PlantedBug;
 import io.kvorum.node.sim.check.History;
 import io.kvorum.node.sim.check.Report;
 import java.nio.file.Files;
@@ -155,7 +156,8 @@ class SimulationTest {
 
   /**
    * Replays {@code -Dkvorum.sim.seed} of {@code -Dkvorum.sim.scenario}, printing its faults and,
-   * with {@code -Dkvorum.sim.key=KEY}, that key's history; skipped without a seed.
+   * with {@code -Dkvorum.sim.key=KEY}, that key's history; with {@code -Dkvorum.sim.faults=3,7} (a
+   * shrunk schedule, {@link SimulationShrink}) only those faults strike; skipped without a seed.
    */
   @Test
   void replay() {
@@ -163,7 +165,14 @@ class SimulationTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(seed != null, "no -Dkvorum.sim.seed given");
     Scenario scenario =
         Scenario.valueOf(System.getProperty("kvorum.sim.scenario", Scenario.EVERYTHING.name()));
-    Simulation.Result result = Simulation.run(seed, scenario);
+    String plant = System.getProperty("kvorum.sim.plant");
+    Simulation.Result result;
+    try (PlantedBug.Planting planted =
+        plant == null ? () -> {} : PlantedBug.plant(PlantedBug.valueOf(plant))) {
+      result =
+          Simulation.run(
+              seed, scenario, SimulationShrink.strikes(System.getProperty("kvorum.sim.faults")));
+    }
     System.out.println(String.join("\n", result.log()));
     String key = System.getProperty("kvorum.sim.key");
     if (key != null) {
