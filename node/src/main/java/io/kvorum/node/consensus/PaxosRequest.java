@@ -1,6 +1,5 @@
 package io.kvorum.node.consensus;
 
-import io.github.resilience4j.core.IntervalFunction;
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.consensus.round.Ballot;
 import io.kvorum.node.consensus.round.ConditionalWrite;
@@ -42,12 +41,6 @@ import java.util.stream.Collectors;
  * later rounds on the new owners.
  */
 final class PaxosRequest {
-  /** Exponential from 2 ms to 100 ms; each pause jittered to between half and one and a half. */
-  private static final IntervalFunction BACK_OFF =
-      IntervalFunction.ofExponentialBackoff(2, 2.0, 100);
-
-  private static final double JITTER = 0.5;
-
   /** What every request's rounds share: the acceptors, the commit, the clock, the deadline. */
   record Rounds(
       Membership membership,
@@ -390,8 +383,7 @@ final class PaxosRequest {
 
   private void retry(Round round) {
     round.proposedWrite().ifPresent(earlier::add);
-    double jitter = 1 - JITTER + 2 * JITTER * rounds.random().getAsDouble();
-    long pause = (long) (TimeUnit.MILLISECONDS.toNanos(BACK_OFF.apply(++attempt)) * jitter);
+    long pause = PaxosBackOff.CURRENT.pauseNanos(++attempt, rounds.random());
     if (deadline.nanoTime() + pause >= deadlineNanos) {
       return; // the timer answers 504 at the deadline
     }
