@@ -40,12 +40,10 @@ class SimulationHunt {
             .map(Scenario::valueOf)
             .toList();
     List<Scenario> cycle = scenarios.isEmpty() ? List.of(Scenario.values()) : scenarios;
-    String plant = System.getProperty("kvorum.sim.plant");
     List<String> found = new ArrayList<>();
     long ran = 0;
     long started = System.nanoTime();
-    try (PlantedBug.Planting planted =
-        plant == null ? () -> {} : PlantedBug.plant(PlantedBug.valueOf(plant))) {
+    try (PlantedBug.Planting planted = plantAsked()) {
       for (long seed = first; ran < seeds && System.nanoTime() < until; seed++, ran++) {
         Scenario scenario = cycle.get((int) (ran % cycle.size()));
         Simulation.Result result = Simulation.run(seed, scenario);
@@ -68,5 +66,11 @@ class SimulationHunt {
         (System.nanoTime() - started) / 1_000_000_000,
         found.size(),
         found.isEmpty() ? "" : ":\n" + String.join("\n\n", found));
+  }
+
+  /** Plants the {@link PlantedBug} {@code -Dkvorum.sim.plant} names, if it names one. */
+  static PlantedBug.Planting plantAsked() {
+    String plant = System.getProperty("kvorum.sim.plant");
+    return plant == null ? () -> {} : PlantedBug.plant(PlantedBug.valueOf(plant));
   }
 }

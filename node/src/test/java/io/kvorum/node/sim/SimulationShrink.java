@@ -41,8 +41,7 @@ class SimulationShrink {
     Scenario scenario =
         Scenario.valueOf(System.getProperty("kvorum.sim.scenario", Scenario.EVERYTHING.name()));
     String plant = System.getProperty("kvorum.sim.plant");
-    try (PlantedBug.Planting planted =
-        plant == null ? () -> {} : PlantedBug.plant(PlantedBug.valueOf(plant))) {
+    try (PlantedBug.Planting planted = SimulationHunt.plantAsked()) {
       Shrunk shrunk = shrink(seed, scenario, Integer.getInteger("kvorum.sim.runs", 400));
       System.out.println(shrunk.report() + (plant == null ? "" : " -Dkvorum.sim.plant=" + plant));
     }

@@ -165,10 +165,8 @@ class SimulationTest {
     org.junit.jupiter.api.Assumptions.assumeTrue(seed != null, "no -Dkvorum.sim.seed given");
     Scenario scenario =
         Scenario.valueOf(System.getProperty("kvorum.sim.scenario", Scenario.EVERYTHING.name()));
-    String plant = System.getProperty("kvorum.sim.plant");
     Simulation.Result result;
-    try (PlantedBug.Planting planted =
-        plant == null ? () -> {} : PlantedBug.plant(PlantedBug.valueOf(plant))) {
+    try (PlantedBug.Planting planted = SimulationHunt.plantAsked()) {
       result =
           Simulation.run(
               seed, scenario, SimulationShrink.strikes(System.getProperty("kvorum.sim.faults")));
