@@ -186,8 +186,8 @@ public final class RestoreNodeCommand implements Callable<Integer> {
    * renamed in, the old one deleted. Cut off between the renames, {@code db} is missing and the
    * next run puts it in place.
    */
-  private void replace(Path db, Path fetched) {
-    Path replaced = dataDir.resolve(REPLACED);
+  static void replace(Path db, Path fetched) {
+    Path replaced = db.resolveSibling(REPLACED);
     try {
       BackupVerifyCommand.removeQuietly(replaced);
       if (Files.exists(db)) {
