@@ -212,8 +212,9 @@ final class PaxosRequest {
     Round.Step step;
     synchronized (this) {
       if (error != null) {
-        failed.put(node, String.valueOf(Failures.unwrap(error).getMessage()));
-        if (FailureKind.of(Failures.unwrap(error)) == FailureKind.INVALID_REQUEST) {
+        Throwable cause = Failures.unwrap(error);
+        failed.put(node, String.valueOf(cause.getMessage()));
+        if (FailureKind.of(cause) == FailureKind.INVALID_REQUEST) {
           invalid.add(node);
         }
       } else if (accepts != null) {

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -166,6 +168,15 @@ final class SimCluster implements AutoCloseable {
 
   int size() {
     return nodes().size();
+  }
+
+  /** What every node's storage holds of {@code key}, by node; a node holding nothing is absent. */
+  SortedMap<NodeId, Record> held(Key key) {
+    SortedMap<NodeId, Record> held = new TreeMap<>();
+    for (SimNode node : nodes()) {
+      node.held(key).ifPresent(r -> held.put(node.id(), r));
+    }
+    return held;
   }
 
   /** Starts every node that is down and has not left. */

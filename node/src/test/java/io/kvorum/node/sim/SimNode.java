@@ -2,7 +2,9 @@ package io.kvorum.node.sim;
 
 import io.kvorum.node.clock.Clock;
 import io.kvorum.node.config.NodeConfig;
+import io.kvorum.node.core.Key;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Record;
 import io.kvorum.node.membership.MembershipStore;
 import io.kvorum.node.netty.EventLoops;
 import io.kvorum.node.server.Interconnect;
@@ -55,6 +57,11 @@ final class SimNode {
 
   NodeId id() {
     return config.nodeId();
+  }
+
+  /** What this node's storage holds of {@code key}, written or not yet synced, up or down. */
+  Optional<Record> held(Key key) {
+    return disk.live().records().get(key).join();
   }
 
   NodeConfig config() {

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -177,10 +176,7 @@ final class SimRestore {
     long now = cluster.node(1).wallMillis();
     List<Violation> violations = new ArrayList<>();
     for (Key key : keys) {
-      Map<NodeId, Record> held = new TreeMap<>();
-      for (SimNode node : cluster.nodes()) {
-        node.disk().live().records().get(key).join().ifPresent(r -> held.put(node.id(), r));
-      }
+      Map<NodeId, Record> held = cluster.held(key);
       Record wanted = want.get(key);
       String problem = problem(wanted, held, owners, now, key);
       if (problem != null) {

@@ -39,7 +39,7 @@ final class SimSnapshots {
       }
       Map<Key, Record> records = new TreeMap<>();
       for (Key key : keys) {
-        node.disk().live().records().get(key).join().ifPresent(r -> records.put(key, r));
+        node.held(key).ifPresent(r -> records.put(key, r));
       }
       taken.put(node.id(), records);
       if (firstAt < 0) {

@@ -369,10 +369,7 @@ final class Simulation {
     KvorumServer any = cluster.node(1).server().orElseThrow();
     Owners owners = new Owners(any.admin().clusterState());
     for (Key key : workload.keys()) {
-      Map<NodeId, Record> held = new TreeMap<>();
-      for (SimNode node : cluster.nodes()) {
-        node.disk().live().records().get(key).join().ifPresent(r -> held.put(node.id(), r));
-      }
+      Map<NodeId, Record> held = cluster.held(key);
       recorder.end(ReplicaState.of(key, owners.readers(key, owners.size()), held));
     }
   }

@@ -77,6 +77,24 @@ final class Fetch {
     }
   }
 
+  /**
+   * Fetches every file of {@code member} into {@code dir}, each checked, then ends the progress
+   * line; fails with {@link #damaged} naming every file that is wrong.
+   */
+  void whole(BackupManifest manifest, BackupManifest.Member member, Path dir) {
+    List<String> problems = new ArrayList<>();
+    for (BackupManifest.File file : member.files()) {
+      String problem = fetch(member, file, dir);
+      if (problem != null) {
+        problems.add(problem);
+      }
+    }
+    transfers.finish();
+    if (!problems.isEmpty()) {
+      throw damaged(manifest.name(), problems);
+    }
+  }
+
   static String describe(BackupManifest.Member member, BackupManifest.File file) {
     return file.key() + " (" + member.id() + "'s " + file.name() + ")";
   }

@@ -99,7 +99,7 @@ public final class RestoreCommand implements Callable<Integer> {
           throw Fetch.damaged(manifest.name(), missing);
         }
         for (BackupManifest.Member member : manifest.members()) {
-          int loaded = restore(member, manifest, fetch, transfers, out, err);
+          int loaded = restore(member, manifest, fetch, out, err);
           if (loaded != ExitCodes.OK) {
             return loaded;
           }
@@ -139,22 +139,11 @@ public final class RestoreCommand implements Callable<Integer> {
       BackupManifest.Member member,
       BackupManifest manifest,
       Fetch fetch,
-      Transfers transfers,
       PrintWriter out,
       PrintWriter err) {
     Path dir = Fetch.workDirectory(workDir, "kvorum-restore-" + member.id() + "-");
     try {
-      List<String> problems = new ArrayList<>();
-      for (BackupManifest.File file : member.files()) {
-        String problem = fetch.fetch(member, file, dir);
-        if (problem != null) {
-          problems.add(problem);
-        }
-      }
-      transfers.finish();
-      if (!problems.isEmpty()) {
-        throw Fetch.damaged(manifest.name(), problems);
-      }
+      fetch.whole(manifest, member, dir);
       err.println("kvorum-node restore: loading " + member.id() + "'s snapshot");
       CommandLine load = new CommandLine(new LoadCommand());
       load.setOut(out);

@@ -94,7 +94,7 @@ public final class RestoreNodeCommand implements Callable<Integer> {
         BackupManifest.Member member = member(manifest);
         Transfers transfers = new Transfers(err, "fetched");
         transfers.expect(member.bytes());
-        Path fetched = fetch(new Fetch(store, transfers), manifest, member, transfers);
+        Path fetched = fetch(new Fetch(store, transfers), manifest, member);
         replace(db, fetched);
         out.println(
             "restored "
@@ -151,27 +151,21 @@ public final class RestoreNodeCommand implements Callable<Integer> {
    * Fetches {@code member}'s files into {@link #FETCHING} (emptied first: a former run cut off
    * midway), checks them, and syncs them to disk.
    */
-  private Path fetch(
-      Fetch fetch, BackupManifest manifest, BackupManifest.Member member, Transfers transfers) {
-    List<String> problems = new ArrayList<>(fetch.missing(List.of(member)));
-    if (!problems.isEmpty()) {
-      throw Fetch.damaged(manifest.name(), problems);
+  private Path fetch(Fetch fetch, BackupManifest manifest, BackupManifest.Member member) {
+    List<String> missing = fetch.missing(List.of(member));
+    if (!missing.isEmpty()) {
+      throw Fetch.damaged(manifest.name(), missing);
     }
     Path target = dataDir.resolve(FETCHING);
     try {
       DurableFiles.DISK.createDirectories(dataDir);
       BackupVerifyCommand.removeQuietly(target);
       Files.createDirectory(target);
-      for (BackupManifest.File file : member.files()) {
-        String problem = fetch.fetch(member, file, target);
-        if (problem != null) {
-          problems.add(problem);
-        }
-      }
-      transfers.finish();
-      if (!problems.isEmpty()) {
+      try {
+        fetch.whole(manifest, member, target);
+      } catch (BackupFailure damaged) {
         BackupVerifyCommand.removeQuietly(target);
-        throw Fetch.damaged(manifest.name(), problems);
+        throw damaged;
       }
       Files.deleteIfExists(target.resolve(SNAPSHOT_MANIFEST));
       DurableFiles.DISK.syncTree(target);
