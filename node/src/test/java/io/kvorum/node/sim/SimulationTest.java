@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code -Dkvorum.sim.threads=T} threads (default {@link #THREADS}).
  */
 class SimulationTest {
-  static final int SEEDS = 250;
+  static final int SEEDS = 200;
 
   /**
    * Threads the seeds run on, one per core: a run is one thread's alone and shares nothing with
