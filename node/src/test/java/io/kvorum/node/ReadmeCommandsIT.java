@@ -135,14 +135,7 @@ class ReadmeCommandsIT {
           .until(() -> !shell.isAlive() || processGroup(shell.toHandle()) == group);
       // Ready as a user sees it: the command says so. Its nodes may answer /ready a moment before
       // it notices; a Ctrl-C in that moment stops a cluster that never said it was ready.
-      Awaitility.await("all three nodes ready, and the command saying so")
-          .atMost(BUILD_AND_START)
-          .pollInterval(Duration.ofSeconds(1))
-          .failFast("the command ended", () -> assertRunning(shell, log))
-          .until(
-              () ->
-                  IntStream.of(8080, 8081, 8082).allMatch(ReadmeCommandsIT::ready)
-                      && Files.readString(log).contains("is ready"));
+      awaitReady(shell, log);
       List<ProcessHandle> processes = shell.descendants().toList();
       List<ProcessHandle> nodes = processes.stream().filter(ReadmeCommandsIT::isNode).toList();
       assertThat(nodes).hasSize(3).allSatisfy(ReadmeCommandsIT::runsOnJava21WithTheLaunchersFlags);
@@ -192,10 +185,26 @@ class ReadmeCommandsIT {
     return alive.toString();
   }
 
-  private static void assertRunning(Process shell, Path log) {
-    assertThat(shell.isAlive())
-        .as(() -> "the command ended; it printed:\n" + RepositoryScripts.tail(log, 60))
-        .isTrue();
+  /**
+   * Until all three nodes answer ready and the command says so, or fails with what the command
+   * printed last in the failure's own message: CI's summary shows that message, not a cause's.
+   */
+  private static void awaitReady(Process shell, Path log) throws Exception {
+    long deadline = System.nanoTime() + BUILD_AND_START.toNanos();
+    while (!(IntStream.of(8080, 8081, 8082).allMatch(ReadmeCommandsIT::ready)
+        && Files.readString(log).contains("is ready"))) {
+      if (!shell.isAlive()) {
+        fail(
+            "the command ended with exit code %d before the cluster was ready; its last lines:%n%s",
+            shell.exitValue(), RepositoryScripts.tail(log, 25));
+      }
+      if (System.nanoTime() > deadline) {
+        fail(
+            "the cluster was not ready within %s; the command's last lines:%n%s",
+            BUILD_AND_START, RepositoryScripts.tail(log, 25));
+      }
+      Thread.sleep(1000);
+    }
   }
 
   private static void runsOnJava21WithTheLaunchersFlags(ProcessHandle node) {
