@@ -24,7 +24,7 @@ class AccessTokensFuzzTest {
    * Tokens files: parsed, or refused with a message that names a line and never repeats the file's
    * text; every token parsed has the role its line gives.
    */
-  @FuzzTest(maxDuration = "15s")
+  @FuzzTest(maxDuration = "10s")
   void tokensFile(byte[] input) {
     String text = new String(input, StandardCharsets.UTF_8);
     AccessTokens tokens;

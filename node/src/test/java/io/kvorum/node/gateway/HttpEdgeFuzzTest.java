@@ -83,7 +83,7 @@ class HttpEdgeFuzzTest {
    * Any bytes a client may send on a connection: every request gets an answer below 500 or the
    * connection ends cleanly, and nothing fails unplanned, with and without tokens.
    */
-  @FuzzTest(maxDuration = "30s")
+  @FuzzTest(maxDuration = "20s")
   void connection(byte[] input) {
     for (EdgeFixture edge : new EdgeFixture[] {open, guarded}) {
       failures.list.clear();

@@ -16,7 +16,7 @@ import java.time.Duration;
  */
 class QueryParametersFuzzTest {
   /** Query strings through the parameter rules: a valid request or a 400, nothing else. */
-  @FuzzTest(maxDuration = "15s")
+  @FuzzTest(maxDuration = "10s")
   void queryString(FuzzedDataProvider data) {
     int clusterSize = data.consumeInt(1, 7);
     String uri = data.consumeRemainingAsString();
