@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Three node containers under continuous client load at quorum, broken on purpose in the ways only
@@ -51,6 +52,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 @RequiresDocker
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// Alone in this module (junit-platform.properties): a frozen node must cost its quorums no more
+// than the request timeout, which another class's containers on the same cores could blur.
+@Isolated
 class FaultScenariosIT {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
   private static final Consistency ALL_THREE = Consistency.of(3, 3);
