@@ -5,12 +5,12 @@ import io.kvorum.node.config.ConfigException;
 import io.kvorum.node.config.NodeConfig;
 import io.kvorum.node.config.NodeOptions;
 import io.kvorum.node.core.Directories;
+import io.kvorum.node.core.LoopbackPorts;
 import io.kvorum.node.server.KvorumServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -122,9 +122,10 @@ final class TrainCommand implements Callable<Integer> {
 
   /** Three nodes' configurations, from the same flags an operator gives (parsed the same way). */
   private static List<NodeConfig> configs(Path data) {
+    List<Integer> ports = LoopbackPorts.pick(2 * NODES);
     List<LoopbackNode> nodes = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
-      nodes.add(new LoopbackNode("train-" + i, freePort(), freePort()));
+      nodes.add(new LoopbackNode("train-" + i, ports.get(2 * i), ports.get(2 * i + 1)));
     }
     String peers = LoopbackNode.peers(nodes);
     List<NodeConfig> configs = new ArrayList<>();
@@ -215,14 +216,6 @@ final class TrainCommand implements Callable<Integer> {
       throw new UncheckedIOException(e);
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

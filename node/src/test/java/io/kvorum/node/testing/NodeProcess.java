@@ -1,10 +1,9 @@
 package io.kvorum.node.testing;
 
 import io.kvorum.api.KvorumClient;
+import io.kvorum.node.core.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,9 +32,6 @@ public final class NodeProcess implements AutoCloseable {
           .filter(flag -> !flag.isEmpty())
           .toList();
 
-  /** The first port handed out: above the README's (8080-8082, 9090-9092) and other services'. */
-  private static final int FIRST_PORT = 10_000;
-
   /**
    * Ports handed out so far: a random port free now may be handed out twice before either node
    * binds it (CI saw a node's HTTP port equal to its own gRPC port).
@@ -43,16 +39,17 @@ public final class NodeProcess implements AutoCloseable {
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   /** Where the kernel's ephemeral ports (outgoing connections' source ports) begin. */
-  private static final int EPHEMERAL_LOW = ephemeralLow();
+  private static final int EPHEMERAL_LOW = LoopbackPorts.ephemeralLow();
 
   /**
-   * This JVM's share of the ports from {@link #FIRST_PORT} up to the ephemeral range: test JVMs
-   * forked side by side by one build (Surefire's {@code forkCount}) each draw from their own slice,
-   * so a port one of them handed out and has not bound yet, or keeps for a stopped node, is never
-   * handed out by another.
+   * This JVM's share of the ports from {@link LoopbackPorts#FIRST} up to the ephemeral range: test
+   * JVMs forked side by side by one build (Surefire's {@code forkCount}) each draw from their own
+   * slice, so a port one of them handed out and has not bound yet, or keeps for a stopped node, is
+   * never handed out by another.
    */
   private static final PortSlice PORTS =
-      PortSlice.of(FIRST_PORT, EPHEMERAL_LOW, fork(), Integer.getInteger("kvorum.test.forks", 1));
+      PortSlice.of(
+          LoopbackPorts.FIRST, EPHEMERAL_LOW, fork(), Integer.getInteger("kvorum.test.forks", 1));
 
   private final Process process;
   private final Path stdout;
@@ -340,24 +337,11 @@ public final class NodeProcess implements AutoCloseable {
       if (!HANDED_OUT.add(port)) {
         continue; // given to another node of this JVM's tests, maybe not bound yet
       }
-      try (ServerSocket socket = new ServerSocket()) {
-        socket.setReuseAddress(false);
-        socket.bind(new InetSocketAddress("0.0.0.0", port));
+      if (LoopbackPorts.free(port)) {
         return port;
-      } catch (IOException taken) {
-        // in use: try another
       }
     }
     throw new IllegalStateException("no free port in " + PORTS.first() + "-" + (PORTS.end() - 1));
-  }
-
-  private static int ephemeralLow() {
-    try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-      return Math.max(FIRST_PORT + 1000, Integer.parseInt(range.split("\\s+")[0]));
-    } catch (IOException | RuntimeException e) {
-      return 32_768; // Linux's default
-    }
   }
 
   /**
