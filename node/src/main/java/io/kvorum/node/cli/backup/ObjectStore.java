@@ -1,6 +1,8 @@
 package io.kvorum.node.cli.backup;
 
 import io.kvorum.node.cli.client.ExitCodes;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -17,12 +19,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.reactivestreams.Subscriber;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
 import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
@@ -46,29 +51,48 @@ import software.amazon.awssdk.transfer.s3.S3TransferManager;
 final class ObjectStore implements AutoCloseable {
   private static final int DELETE_BATCH = 1000;
 
+  /** How long {@link #close} lets the HTTP client's loops finish what the client left them. */
+  private static final long CLOSE_SECONDS = 5;
+
   private final StorageLocation location;
   private final S3AsyncClient s3;
+  private final EventLoopGroup loops;
   private final S3TransferManager transfers;
   private final ExecutorService streams =
       Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("kvorum-s3-", 1).factory());
 
-  private ObjectStore(StorageLocation location, S3AsyncClient s3) {
+  private ObjectStore(StorageLocation location, S3AsyncClient s3, EventLoopGroup loops) {
     this.location = location;
     this.s3 = s3;
+    this.loops = loops;
     this.transfers = S3TransferManager.builder().s3Client(s3).build();
   }
 
-  /** A store of {@code location}'s bucket, reached as {@code options} say. */
+  /**
+   * A store of {@code location}'s bucket, reached as {@code options} say. The HTTP client runs on
+   * event loops of its own, which {@link #close} shuts down at once: the SDK's own loops wait out
+   * Netty's quiet period as it closes, two seconds at the end of every command.
+   */
+  // The SDK tells the channels its loops need by the group's class: NioEventLoopGroup, which Netty
+  // 4.2 deprecates in favour of MultiThreadIoEventLoopGroup, a class the SDK does not know yet.
+  @SuppressWarnings("deprecation")
   static ObjectStore open(StorageOptions options, StorageLocation location) {
+    EventLoopGroup loops =
+        new NioEventLoopGroup(0, Thread.ofPlatform().daemon().name("kvorum-s3-io-", 1).factory());
     S3AsyncClientBuilder builder =
-        S3AsyncClient.builder().multipartEnabled(true).forcePathStyle(options.pathStyle);
+        S3AsyncClient.builder()
+            .multipartEnabled(true)
+            .forcePathStyle(options.pathStyle)
+            .httpClientBuilder(
+                NettyNioAsyncHttpClient.builder().eventLoopGroup(SdkEventLoopGroup.create(loops)));
     builder.region(region(options));
     if (options.endpoint != null) {
       builder.endpointOverride(options.endpoint);
     }
     try {
-      return new ObjectStore(location, builder.build());
+      return new ObjectStore(location, builder.build(), loops);
     } catch (SdkException e) {
+      loops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
       throw new BackupFailure(ExitCodes.CONFIG, "cannot reach object storage: " + e.getMessage());
     }
   }
@@ -316,5 +340,6 @@ final class ObjectStore implements AutoCloseable {
     transfers.close();
     s3.close();
     streams.shutdownNow();
+    loops.shutdownGracefully(0, CLOSE_SECONDS, TimeUnit.SECONDS).awaitUninterruptibly();
   }
 }
