@@ -39,7 +39,8 @@ class RoutingProcessIT {
 
   @Test
   void requestsGoStraightToAReplicaInTheClientsZoneAndFailOverWhenItDies() throws Exception {
-    try (ProcessCluster cluster = new ProcessCluster(work, 3, "--replication-factor", "2")) {
+    try (ProcessCluster cluster =
+        new ProcessCluster(work, 3, "--replication-factor", "2").quickMembershipChanges()) {
       cluster.flags(0, "--zone", "a").flags(1, "--zone", "b").flags(2, "--zone", "b").start();
       awaitViewsComplete(cluster);
       Consistency oneOfTwo = Consistency.of(1, 2);

@@ -36,7 +36,7 @@ class ZoneProcessIT {
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void sixNodesInThreeZonesKeepQuorumForEveryKeyWhenAWholeZoneIsKilled() throws Exception {
-    try (ProcessCluster cluster = new ProcessCluster(work, 6)) {
+    try (ProcessCluster cluster = new ProcessCluster(work, 6).quickMembershipChanges()) {
       for (int i = 0; i < 6; i++) {
         cluster.flags(i, "--zone", "zone-" + (i / 2));
       }

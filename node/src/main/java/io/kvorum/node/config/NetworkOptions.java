@@ -168,7 +168,7 @@ final class NetworkOptions {
         count("--replication-factor", replicationFactor, false),
         joinAddress(),
         parse("--zone", zone == null ? "" : zone.trim(), Zone::of),
-        Optional.empty(),
+        TestIntervals.fromSystemProperty(TestIntervals.SETTLE_TIME),
         TestIntervals.fromSystemProperty(TestIntervals.GOSSIP));
   }
 

@@ -260,8 +260,8 @@ public record NodeConfig(
    * @param settleTime how long the driver of a membership change waits, once every member has
    *     acknowledged it, before it streams (requests begun under the older state have ended by
    *     then); empty, as every node built from the command line has it: twice the request timeout.
-   *     No flag sets it: in-process test clusters whose scenario has no request in flight during a
-   *     change give a shorter one
+   *     No flag sets it: test clusters whose scenario has no request in flight during a change give
+   *     a shorter one ({@link TestIntervals})
    * @param gossipInterval how often the node exchanges its cluster state with every member, and so
    *     how often a membership change moves on; empty, as every node built from the command line
    *     has it: the node's own interval. No flag sets it: tests waiting for changes give a shorter

@@ -8,13 +8,13 @@ import java.util.function.UnaryOperator;
 
 /**
  * Test only: intervals a node otherwise keeps to itself, shortened so that a test waiting for a
- * hint replay, a gossip tick or a breaker to close waits less. In-process tests set them in the
- * {@link NodeConfig} they build; a process or a container is given them as system properties (e.g.
- * {@code -Dkvorum.test.hint-replay-interval=1s} in {@code JAVA_TOOL_OPTIONS}), read once as its
- * configuration is built from its flags. No flag sets them and production sets none: unset, the
- * node keeps its own intervals. Nothing here logs: the configuration is read before the log format
- * is chosen, and the first logger fixes it; the node says which it runs with once it starts ({@link
- * #inUse}).
+ * hint replay, a gossip tick, a membership change's settle time or a breaker to close waits less.
+ * In-process tests set them in the {@link NodeConfig} they build; a process or a container is given
+ * them as system properties (e.g. {@code -Dkvorum.test.hint-replay-interval=1s} in {@code
+ * JAVA_TOOL_OPTIONS}), read once as its configuration is built from its flags. No flag sets them
+ * and production sets none: unset, the node keeps its own intervals. Nothing here logs: the
+ * configuration is read before the log format is chosen, and the first logger fixes it; the node
+ * says which it runs with once it starts ({@link #inUse}).
  */
 public final class TestIntervals {
   /** {@link NodeConfig.Replication#replayInterval()}. */
@@ -25,6 +25,9 @@ public final class TestIntervals {
 
   /** {@link NodeConfig.Membership#gossipInterval()}. */
   public static final String GOSSIP = "kvorum.test.gossip-interval";
+
+  /** {@link NodeConfig.Membership#settleTime()}. */
+  public static final String SETTLE_TIME = "kvorum.test.settle-time";
 
   /** {@link NodeConfig.Storage#feedStall()}. */
   public static final String FEED_STALL = "kvorum.test.feed-stall";
@@ -56,6 +59,7 @@ public final class TestIntervals {
   public static Optional<String> inUse(NodeConfig config) {
     List<String> set = new ArrayList<>();
     config.membership().gossipInterval().ifPresent(t -> set.add("gossip every " + t));
+    config.membership().settleTime().ifPresent(t -> set.add("membership changes settle for " + t));
     config.replication().replayInterval().ifPresent(t -> set.add("hint replay every " + t));
     config.replication().breakerOpenFor().ifPresent(t -> set.add("breakers open for " + t));
     config.storage().feedStall().ifPresent(t -> set.add("feed consumers cut off after " + t));

@@ -3,6 +3,7 @@ package io.kvorum.node.testing;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
+import io.kvorum.node.config.TestIntervals;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final Map<Integer, List<String>> nodeFlags = new HashMap<>();
   private final Map<Integer, Path> jars = new HashMap<>();
   private Path logs;
+  private String jvmProperties = "";
 
   public ProcessCluster(Path root, int size, String... extraFlags) {
     this.root = root;
@@ -51,6 +53,18 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public ProcessCluster environment(int i, Map<String, String> environment) {
     environments.put(i, Map.copyOf(environment));
+    return this;
+  }
+
+  /**
+   * Every node settles a membership change in 100 ms instead of twice its request timeout, and
+   * gossips every 200 ms instead of every second ({@link TestIntervals}, test only): for scenarios
+   * with no request in flight while a change runs, such as nodes started in zones, which move into
+   * them one change at a time (six took 36 s with the node's own intervals). Set before they start.
+   */
+  public ProcessCluster quickMembershipChanges() {
+    jvmProperties =
+        "-D" + TestIntervals.SETTLE_TIME + "=100ms -D" + TestIntervals.GOSSIP + "=200ms";
     return this;
   }
 
@@ -119,12 +133,16 @@ public final class ProcessCluster implements AutoCloseable {
                 peers));
     args.addAll(extraFlags);
     args.addAll(nodeFlags.getOrDefault(i, List.of()));
+    Map<String, String> environment = new HashMap<>(environments.getOrDefault(i, Map.of()));
+    if (!jvmProperties.isEmpty()) {
+      environment.merge("JAVA_TOOL_OPTIONS", jvmProperties, (given, ours) -> given + " " + ours);
+    }
     nodes[i] =
         NodeProcess.launch(
             jars.getOrDefault(i, NodeProcess.jar()),
             logs,
             httpPorts[i],
-            environments.getOrDefault(i, Map.of()),
+            environment,
             args.toArray(String[]::new));
   }
 
