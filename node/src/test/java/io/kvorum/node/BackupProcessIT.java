@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,9 +46,24 @@ import software.amazon.awssdk.services.s3.S3Client;
 class BackupProcessIT {
   private static final Duration SHORT_TTL = Duration.ofSeconds(20);
 
+  /** One server for the class: its start is 5 s of CPU; each test keeps to a series of its own. */
+  private static SeaweedFs s3;
+
   @TempDir Path work;
 
   private final List<AutoCloseable> open = new ArrayList<>();
+
+  @BeforeAll
+  static void startObjectStorage(@TempDir Path storage) throws Exception {
+    s3 = SeaweedFs.start(storage);
+  }
+
+  @AfterAll
+  static void stopObjectStorage() throws Exception {
+    if (s3 != null) {
+      s3.close();
+    }
+  }
 
   @AfterEach
   void stop() throws Exception {
@@ -59,8 +76,6 @@ class BackupProcessIT {
 
   @Test
   void aBackupUnderWritesRestoresIntoFiveNodesAndTheNextSendsOnlyWhatChanged() throws Exception {
-    SeaweedFs s3 = SeaweedFs.start(work.resolve("s3"));
-    open.add(s3);
     credentials(SeaweedFs.SECRET_KEY);
     String series = "s3://" + SeaweedFs.BUCKET + "/prod";
     ProcessCluster old = new ProcessCluster(work.resolve("old"), 3).start();
@@ -145,8 +160,6 @@ class BackupProcessIT {
    */
   @Test
   void aBackupKilledMidWayIsFinishedByTheNextRunSendingOnlyWhatWasMissing() throws Exception {
-    SeaweedFs s3 = SeaweedFs.start(work.resolve("s3"));
-    open.add(s3);
     credentials(SeaweedFs.SECRET_KEY);
     String series = "s3://" + SeaweedFs.BUCKET + "/killed";
     ProcessCluster cluster = new ProcessCluster(work.resolve("old"), 3).start();
