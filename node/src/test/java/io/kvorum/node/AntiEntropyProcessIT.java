@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
@@ -17,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
@@ -51,10 +54,13 @@ class AntiEntropyProcessIT {
     try (ProcessCluster cluster =
         new ProcessCluster(work, 3, "--repair-interval", REPAIR_INTERVAL.toMillis() + "ms")
             .start()) {
+      Map<String, byte[]> values = new LinkedHashMap<>();
+      for (int i = 0; i < keys; i++) {
+        values.put("key/" + i, utf8("value/" + i));
+      }
       try (KvorumClient kv = cluster.client(0)) {
-        for (int i = 0; i < keys; i++) {
-          kv.put(utf8("key/" + i), utf8("value/" + i), Consistency.of(3, 3));
-        }
+        assertThat(kv.putAll(values, Consistency.of(3, 3), null))
+            .allMatch(BatchItemResult::succeeded);
       }
 
       assertThat(cluster.node(2).terminate()).isZero();
@@ -63,10 +69,12 @@ class AntiEntropyProcessIT {
       cluster.restart(2);
 
       // The wiped node's own round (its first, an interval after start) pulls from both peers.
-      Awaitility.await()
-          .atMost(BOUND)
-          .pollInterval(Duration.ofMillis(250))
-          .until(() -> exchangedWithEveryPeer(cluster.client(2)));
+      try (KvorumClient kv = cluster.client(2)) {
+        Awaitility.await()
+            .atMost(BOUND)
+            .pollInterval(Duration.ofMillis(250))
+            .until(() -> exchangedWithEveryPeer(kv));
+      }
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       assertThat(took).isLessThanOrEqualTo(BOUND);
       // What the exchanges moved (node-2 pulled, or its peers pushed), as /v0/cluster shows it.

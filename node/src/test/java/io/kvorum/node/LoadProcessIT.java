@@ -46,20 +46,22 @@ class LoadProcessIT {
   @Test
   @Timeout(value = 5, unit = TimeUnit.MINUTES)
   void threeNodesSnapshotsLoadedIntoTwoAndFiveNodesHoldExactlyTheirData() throws Exception {
-    try (ProcessCluster old = new ProcessCluster(work.resolve("old"), 3).start()) {
-      writeAndSnapshot(old);
+    try (ProcessCluster old = new ProcessCluster(work.resolve("old"), 3).start();
+        KvorumClient client = old.client(0)) {
+      writeAndSnapshot(old, client);
 
       CommandOutcome running = load(work.resolve("old").resolve("node-0"), old.httpPort(0));
       assertThat(running.exit()).isEqualTo(1);
       assertThat(running.err()).contains("a running node has it open");
     }
 
-    try (ProcessCluster two = new ProcessCluster(work.resolve("two"), 2).start()) {
+    try (ProcessCluster two = new ProcessCluster(work.resolve("two"), 2).start();
+        KvorumClient zero = two.client(0);
+        KvorumClient client = two.client(1)) {
       loadTheSnapshots(two.httpPort(1));
-      holdsExactly(two.client(0), expected);
+      holdsExactly(zero, expected);
 
       // Newer than the snapshot: stays through a second load, which changes nothing else.
-      KvorumClient client = two.client(1);
       client.put("k0", "newest");
       client.delete("k1");
       client.put("k299", "newest");
@@ -70,11 +72,11 @@ class LoadProcessIT {
       after.put("k0", "newest");
       after.remove("k1");
       after.put("k299", "newest");
-      assertThat(values(two.client(0))).isEqualTo(after);
+      assertThat(values(zero)).isEqualTo(after);
       assertThat(client.getVersioned("k0".getBytes(UTF_8)).orElseThrow().etag()).isEqualTo(k0);
       for (String key : expected.keySet()) {
         if (!List.of("k0", "k1", "k299").contains(key)) {
-          assertThat(etag(two.client(0), key)).as(key).isEqualTo(versions.get(key));
+          assertThat(etag(zero, key)).as(key).isEqualTo(versions.get(key));
         }
       }
     }
@@ -82,13 +84,14 @@ class LoadProcessIT {
     try (ProcessCluster five = new ProcessCluster(work.resolve("five"), 5).start()) {
       loadTheSnapshots(five.httpPort(3));
       for (int node : new int[] {0, 4}) {
-        holdsExactly(five.client(node), expected);
+        try (KvorumClient client = five.client(node)) {
+          holdsExactly(client, expected);
+        }
       }
     }
   }
 
-  private void writeAndSnapshot(ProcessCluster old) {
-    KvorumClient client = old.client(0);
+  private void writeAndSnapshot(ProcessCluster old, KvorumClient client) {
     for (int i = 0; i < 10; i++) {
       // Expired long before the load: absent in every cluster.
       client.put(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cli.KvorumNode;
@@ -14,11 +15,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,13 +44,22 @@ class SnapshotProcessIT {
 
   @TempDir Path work;
 
+  /** Writes {@code count} keys {@code prefix0}… through node-0, in batches. */
+  private static void preload(ProcessCluster cluster, String prefix, int count) {
+    Map<String, byte[]> values = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      values.put(prefix + i, ("v" + i).getBytes(StandardCharsets.UTF_8));
+    }
+    try (KvorumClient client = cluster.client(0)) {
+      assertThat(client.putAll(values)).allMatch(BatchItemResult::succeeded);
+    }
+  }
+
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aSnapshotUnderAWriterAnswersInSecondsAndTheWriterSeesNoError() throws Exception {
     try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
-      for (int i = 0; i < 2000; i++) {
-        cluster.client(0).put("before/" + i, "v" + i);
-      }
+      preload(cluster, "before/", 2000);
       AtomicBoolean writing = new AtomicBoolean(true);
       AtomicLong written = new AtomicLong();
       List<String> errors = new ArrayList<>();
@@ -54,15 +67,16 @@ class SnapshotProcessIT {
           Thread.ofPlatform()
               .start(
                   () -> {
-                    KvorumClient client = cluster.client(1);
-                    while (writing.get()) {
-                      long n = written.get();
-                      try {
-                        client.put("during/" + n, "v" + n); // ack=2 from=3
-                        written.incrementAndGet();
-                      } catch (RuntimeException e) {
-                        synchronized (errors) {
-                          errors.add(e.toString());
+                    try (KvorumClient client = cluster.client(1)) {
+                      while (writing.get()) {
+                        long n = written.get();
+                        try {
+                          client.put("during/" + n, "v" + n); // ack=2 from=3
+                          written.incrementAndGet();
+                        } catch (RuntimeException e) {
+                          synchronized (errors) {
+                            errors.add(e.toString());
+                          }
                         }
                       }
                     }
@@ -133,9 +147,7 @@ class SnapshotProcessIT {
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void theSnapshotCommandTakesOneOnEveryMemberAndNamesAMemberThatDidNot() throws Exception {
     try (ProcessCluster cluster = new ProcessCluster(work, 3).start()) {
-      for (int i = 0; i < 300; i++) {
-        cluster.client(0).put("k" + i, "v" + i);
-      }
+      preload(cluster, "k", 300);
       String[] addresses = {
         "--node", "node-1=127.0.0.1:" + cluster.httpPort(1),
         "--node", "node-2=127.0.0.1:" + cluster.httpPort(2)
