@@ -10,7 +10,8 @@ import io.kvorum.node.transport.PeerTransport;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Reaches the Paxos acceptor of any node: this node's directly, every other through the transport.
+ * Reaches the Paxos acceptor of any node: this node's directly, every other through the transport;
+ * and the proposer of another node, to hand it a key's write ({@link Proposers}).
  */
 public final class Acceptors {
   private final NodeId self;
@@ -46,6 +47,16 @@ public final class Acceptors {
     return self.equals(node)
         ? local.accept(key, proposal, commit)
         : peers.call(node, PaxosProtocol.ACCEPT, new PaxosProtocol.Accept(key, proposal, commit));
+  }
+
+  /** Hands a conditional write to {@code node}, the key's proposer ({@link Proposers}). */
+  CompletableFuture<PaxosProtocol.Proposed> handOver(NodeId node, PaxosProtocol.Propose propose) {
+    return peers.call(node, PaxosProtocol.PROPOSE, propose);
+  }
+
+  /** Whether calls to {@code node} are expected to get through now. */
+  boolean reachable(NodeId node) {
+    return peers.state(node).reachable();
   }
 
   /** Stores a chosen value as {@code key}'s record on this node. */

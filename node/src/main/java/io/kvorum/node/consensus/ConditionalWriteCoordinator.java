@@ -7,19 +7,25 @@ import io.kvorum.node.consensus.round.Outcome;
 import io.kvorum.node.consensus.round.Round;
 import io.kvorum.node.core.ConditionFailedException;
 import io.kvorum.node.core.FailureKind;
+import io.kvorum.node.core.Failures;
 import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
 import io.kvorum.node.core.UnavailableException;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.quorum.QuorumCall;
 import io.kvorum.node.quorum.RequestDeadline;
 import io.kvorum.node.topology.Owners;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 
@@ -48,12 +54,37 @@ import java.util.function.IntSupplier;
  * accepted the current value again and it was committed, so it is as linearizable as a success. The
  * rounds of one request are a {@link PaxosRequest}. A linearizable read ({@link #read}) is a round
  * that writes nothing of its own.
+ *
+ * <p>A node runs its requests of one key one after another, and hands a key's writes to the key's
+ * proposer on another node once a round of the key lost here to another proposer ({@link
+ * Proposers}, docs/decisions/a-contended-key-is-proposed-by-one-node.md); it runs the writes handed
+ * to it ({@link #proposeHere}) in turn with its own, each copy of one message once.
  */
 public final class ConditionalWriteCoordinator {
   private final Clock clock;
   private final PaxosMetrics metrics;
-  private final PaxosRequest.Rounds rounds;
+  private final RequestDeadline deadline;
+  private final Rounds rounds;
   private final Unfinished unfinished;
+  private final Proposers proposers;
+
+  /**
+   * The writes handed over to this node, by origin and its clock when sent, each kept for {@link
+   * #handOverKept} after it came: a copy of the message (a network may deliver one twice) gets the
+   * same answer and runs nothing.
+   */
+  private final Map<HandedOver, CompletableFuture<PaxosProtocol.Proposed>> handedOver =
+      new HashMap<>();
+
+  /**
+   * How long a write handed over may still arrive after it was sent, by this node's clock: the
+   * request timeout, plus the largest offset between two nodes' clocks that lets them version
+   * writes. One that arrives later than that is not run: its request has ended, and so has its
+   * entry in {@link #handedOver}.
+   */
+  private final Duration handOverKept;
+
+  private record HandedOver(NodeId origin, Version sent) {}
 
   /** How a chosen value becomes an ordinary record: the plain write path. */
   @FunctionalInterface
@@ -73,6 +104,8 @@ public final class ConditionalWriteCoordinator {
    *     (docs/decisions/conditional-writes-are-decided-by-the-default-replicas.md)
    * @param hintWindow how long a failed write whose accepts may have stored its value on some
    *     replica is tried again in the background ({@link Unfinished}), as a hint is kept
+   * @param maxClockOffset the largest offset between two nodes' clocks that lets them version
+   *     writes ({@code --max-clock-offset})
    */
   public ConditionalWriteCoordinator(
       Membership membership,
@@ -83,13 +116,17 @@ public final class ConditionalWriteCoordinator {
       DoubleSupplier random,
       IntSupplier group,
       Duration hintWindow,
+      Duration maxClockOffset,
       MeterRegistry registry) {
     this.clock = clock;
     this.metrics = new PaxosMetrics(registry);
     this.rounds =
-        new PaxosRequest.Rounds(
-            membership, acceptors, commit, clock, deadline, random, group, metrics);
+        new Rounds(membership, acceptors, commit, clock, deadline, random, group, metrics);
     this.unfinished = new Unfinished(rounds, hintWindow, registry);
+    this.deadline = deadline;
+    this.proposers =
+        new Proposers(acceptors, clock, membership, group, deadline::nanoTime, metrics);
+    this.handOverKept = deadline.timeout().plus(maxClockOffset);
   }
 
   /**
@@ -101,9 +138,14 @@ public final class ConditionalWriteCoordinator {
    *     progress (nothing was sent)
    */
   public CompletableFuture<Record> write(Key key, ConditionalWrite write, Quorum quorum) {
-    return new PaxosRequest(rounds, key, write, quorum, unfinished)
-        .start()
-        // Counted before the caller sees the answer, so a client that saw it finds it counted.
+    PaxosRequest request =
+        new PaxosRequest(
+            rounds, key, write, quorum, unfinished, rounds.deadlineFromNow(), this::handOver);
+    CompletableFuture<Outcome> result = request.arm();
+    if (!(proposers.contended(key) && request.handedOver(null))) {
+      proposers.inTurn(key, request);
+    }
+    return result
         .whenComplete((outcome, error) -> metrics.ended(outcome, error, false))
         .thenCompose(
             outcome ->
@@ -130,8 +172,18 @@ public final class ConditionalWriteCoordinator {
    *     fails when it cannot be decided in time
    */
   public CompletableFuture<Optional<Record>> read(Key key, Quorum quorum) {
-    return new PaxosRequest(rounds, key, ConditionalWrite.read(), quorum, unfinished)
-        .start()
+    PaxosRequest request =
+        new PaxosRequest(
+            rounds,
+            key,
+            ConditionalWrite.read(),
+            quorum,
+            unfinished,
+            rounds.deadlineFromNow(),
+            null);
+    CompletableFuture<Outcome> result = request.arm();
+    proposers.inTurn(key, request);
+    return result
         .whenComplete((outcome, error) -> metrics.ended(outcome, error, true))
         .thenApply(
             outcome ->
@@ -139,6 +191,90 @@ public final class ConditionalWriteCoordinator {
                   case Outcome.Refused refused -> live(refused.current());
                   default -> throw new IllegalStateException("a read ended " + outcome);
                 });
+  }
+
+  /**
+   * Runs a conditional write another node handed over ({@link Proposers}): in turn with this node's
+   * own requests of the key, never handed on.
+   *
+   * @return how it ended; {@link PaxosProtocol.Proposed.Undecided} where this node's own request
+   *     would answer 504
+   */
+  public CompletableFuture<PaxosProtocol.Proposed> proposeHere(PaxosProtocol.Propose propose) {
+    long ageMillis = clock.wallMillis() - propose.sent().physicalMillis();
+    if (ageMillis > handOverKept.toMillis()) {
+      return CompletableFuture.completedFuture(
+          new PaxosProtocol.Proposed.Undecided(
+              "it arrived " + ageMillis + " ms after it was handed over, after its deadline"));
+    }
+    HandedOver id = new HandedOver(propose.origin(), propose.sent());
+    CompletableFuture<PaxosProtocol.Proposed> answer;
+    synchronized (handedOver) {
+      CompletableFuture<PaxosProtocol.Proposed> earlier = handedOver.get(id);
+      if (earlier != null) {
+        return earlier;
+      }
+      answer = new CompletableFuture<>();
+      handedOver.put(id, answer);
+    }
+    deadline
+        .scheduler()
+        .schedule(
+            () -> {
+              synchronized (handedOver) {
+                handedOver.remove(id);
+              }
+            },
+            handOverKept.toNanos(),
+            TimeUnit.NANOSECONDS);
+    PaxosRequest request =
+        new PaxosRequest(
+            rounds,
+            propose.key(),
+            propose.write(),
+            propose.quorum(),
+            unfinished,
+            deadline.nanoTime() + Math.min(propose.timeout().toNanos(), timeoutNanos()),
+            null);
+    request
+        .arm()
+        .whenComplete(
+            (outcome, error) -> {
+              Throwable cause = error == null ? null : Failures.unwrap(error);
+              if (cause == null) {
+                answer.complete(new PaxosProtocol.Proposed.Decided(outcome));
+              } else if (cause instanceof NotEnoughReplicasException
+                  || FailureKind.of(cause) == FailureKind.INVALID_REQUEST) {
+                // Not INVALID on the wire: that says the message was refused unread, and its
+                // origin runs the write itself (Proposers#handOver), which this one may have run.
+                answer.complete(new PaxosProtocol.Proposed.Undecided(cause.getMessage()));
+              } else {
+                answer.completeExceptionally(cause);
+              }
+            });
+    proposers.inTurn(propose.key(), request);
+    return answer;
+  }
+
+  /** Hands a request over to its key's proposer ({@link Proposers#handOver}). */
+  private boolean handOver(
+      Key key,
+      ConditionalWrite write,
+      Quorum quorum,
+      long deadlineNanos,
+      CompletableFuture<Outcome> result) {
+    return proposers.handOver(
+        key,
+        write,
+        quorum,
+        deadlineNanos,
+        result,
+        () ->
+            new PaxosRequest(rounds, key, write, quorum, unfinished, deadlineNanos, null).start());
+  }
+
+  private long timeoutNanos() {
+    return deadline.timeout().toNanos();
   }
 
   private Optional<Record> live(Optional<Record> current) {

@@ -22,6 +22,7 @@ final class PaxosMetrics {
   private final Counter refused;
   private final Counter failed;
   private final Counter read;
+  private final Counter handedOver;
 
   PaxosMetrics(MeterRegistry registry) {
     this.prepares = phase("prepare", registry);
@@ -33,6 +34,13 @@ final class PaxosMetrics {
     this.refused = outcome("refused", registry);
     this.failed = outcome("failed", registry);
     this.read = outcome("read", registry);
+    this.handedOver =
+        Counter.builder("kvorum.paxos.handovers")
+            .description(
+                "conditional writes handed to their key's proposer on another node after a round"
+                    + " of the key lost here to another proposer (counted as requests here, their"
+                    + " round trips there)")
+            .register(registry);
   }
 
   private static Counter phase(String phase, MeterRegistry registry) {
@@ -73,6 +81,10 @@ final class PaxosMetrics {
 
   void commit() {
     commits.increment();
+  }
+
+  void handedOver() {
+    handedOver.increment();
   }
 
   void retried(boolean contention) {

@@ -2,14 +2,20 @@ package io.kvorum.node.consensus;
 
 import io.kvorum.node.clock.FutureVersions;
 import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.ConditionalWrite;
+import io.kvorum.node.consensus.round.Outcome;
 import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.ClockOffsetException;
 import io.kvorum.node.core.Key;
+import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
+import io.kvorum.node.core.Version;
 import io.kvorum.node.transport.Deadline;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.node.transport.PeerHandlers;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -42,7 +48,42 @@ public final class PaxosProtocol {
   public static final Operation<Repair, Repaired> REPAIR =
       Operation.<Repair, Repaired>of("paxos-repair").within(Deadline.LONG_BATCH);
 
+  /**
+   * Hands a conditional write to the node that proposes for its key ({@link Proposers}): the
+   * receiver runs it as a request of its own, one after another with its other writes of the key,
+   * and answers how it ended.
+   */
+  public static final Operation<Propose, Proposed> PROPOSE = Operation.of("propose");
+
   private PaxosProtocol() {}
+
+  /**
+   * A conditional write handed over: {@code write} to {@code key} at {@code quorum}, decided within
+   * {@code timeout} (what is left of the request's); {@code origin} handed it over when its clock
+   * read {@code sent}, which identifies it (a node's clock never reads the same version twice).
+   */
+  public record Propose(
+      Key key,
+      ConditionalWrite write,
+      Quorum quorum,
+      Duration timeout,
+      NodeId origin,
+      Version sent) {}
+
+  /** How a conditional write handed over ended. */
+  public sealed interface Proposed {
+    /** Applied or refused ({@link Outcome.Applied}, {@link Outcome.Refused}). */
+    record Decided(Outcome outcome) implements Proposed {
+      public Decided {
+        if (!(outcome instanceof Outcome.Applied || outcome instanceof Outcome.Refused)) {
+          throw new IllegalArgumentException("a write handed over ended " + outcome);
+        }
+      }
+    }
+
+    /** Not decided in time: it may or may not have applied (504); {@code why} says why. */
+    record Undecided(String why) implements Proposed {}
+  }
 
   /** A prepare: promise {@code ballot} for {@code key}. */
   public record Prepare(Key key, Ballot ballot) {}
@@ -68,14 +109,20 @@ public final class PaxosProtocol {
   public record Repaired(int finished, Optional<Key> next) {}
 
   /**
-   * Serves {@code acceptor} to the peers' proposers, and {@code repair} to the driver of a
-   * membership change. A proposal whose value is versioned too far ahead of this node's wall clock
-   * is refused, as a replica refuses such a write ({@link FutureVersions}): its commit would be.
+   * Serves {@code acceptor} to the peers' proposers, {@code proposals} to the peers that hand this
+   * node a key's conditional writes, and {@code repair} to the driver of a membership change. A
+   * proposal whose value is versioned too far ahead of this node's wall clock is refused, as a
+   * replica refuses such a write ({@link FutureVersions}): its commit would be.
    */
   public static void serve(
-      PeerHandlers handlers, Acceptor acceptor, FutureVersions future, PaxosRepair repair) {
+      PeerHandlers handlers,
+      Acceptor acceptor,
+      FutureVersions future,
+      PaxosRepair repair,
+      Proposers.Served proposals) {
     handlers
         .on(REPAIR, ask -> repair.repairHere(ask.epoch(), ask.after()))
+        .on(PROPOSE, proposals::propose)
         .on(PREPARE, prepare -> acceptor.prepare(prepare.key(), prepare.ballot()))
         .on(
             ACCEPT,

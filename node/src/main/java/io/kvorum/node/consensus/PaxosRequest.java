@@ -14,7 +14,6 @@ import io.kvorum.node.core.NodeId;
 import io.kvorum.node.core.NotEnoughReplicasException;
 import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Record;
-import io.kvorum.node.core.UnavailableException;
 import io.kvorum.node.membership.Membership;
 import io.kvorum.node.quorum.QuorumCall;
 import io.kvorum.node.quorum.RequestDeadline;
@@ -29,10 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.DoubleSupplier;
 import java.util.function.Function;
-import java.util.function.IntSupplier;
-import java.util.stream.Collectors;
 
 /**
  * The rounds of one request, one at a time. Each round takes its acceptors from the membership as
@@ -41,17 +37,6 @@ import java.util.stream.Collectors;
  * later rounds on the new owners.
  */
 final class PaxosRequest {
-  /** What every request's rounds share: the acceptors, the commit, the clock, the deadline. */
-  record Rounds(
-      Membership membership,
-      Acceptors acceptors,
-      ConditionalWriteCoordinator.Commit commit,
-      Clock clock,
-      RequestDeadline deadline,
-      DoubleSupplier random,
-      IntSupplier group,
-      PaxosMetrics metrics) {}
-
   private final Rounds rounds;
   private final Membership membership;
   private final Acceptors paxos;
@@ -68,6 +53,7 @@ final class PaxosRequest {
   private final Set<NodeId> invalid = new LinkedHashSet<>(); // of a release without Paxos
   private final CompletableFuture<Outcome> result = new CompletableFuture<>();
   private final Unfinished unfinished;
+  private final Proposers.HandOver handOver;
   private int attempt;
   private int contended;
 
@@ -87,12 +73,26 @@ final class PaxosRequest {
   private boolean committing;
 
   /**
+   * Runs when a round ends short of a quorum, before its retry, or once it is handed over: the next
+   * request of the key may go ({@link Proposers#inTurn}).
+   */
+  private volatile Runnable undecided = () -> {};
+
+  /**
    * @param unfinished where a request that fails after its accepts may have stored the value on an
    *     acceptor hands its key, to be finished in the background; null for a request that is such a
    *     finish itself
+   * @param deadlineNanos when the request ends, answered or not (504), on the deadline's clock
+   * @param handOver where it may go on after a lost round; null to run it here to the end
    */
   PaxosRequest(
-      Rounds rounds, Key key, ConditionalWrite write, Quorum quorum, Unfinished unfinished) {
+      Rounds rounds,
+      Key key,
+      ConditionalWrite write,
+      Quorum quorum,
+      Unfinished unfinished,
+      long deadlineNanos,
+      Proposers.HandOver handOver) {
     this.rounds = rounds;
     this.membership = rounds.membership();
     this.paxos = rounds.acceptors();
@@ -100,11 +100,12 @@ final class PaxosRequest {
     this.clock = rounds.clock();
     this.deadline = rounds.deadline();
     this.metrics = rounds.metrics();
-    this.deadlineNanos = deadline.nanoTime() + deadline.timeout().toNanos();
+    this.deadlineNanos = deadlineNanos;
     this.key = key;
     this.write = write;
     this.quorum = quorum;
     this.unfinished = unfinished;
+    this.handOver = handOver;
   }
 
   /**
@@ -112,6 +113,13 @@ final class PaxosRequest {
    * Outcome.Refused} once the value is committed, or fails.
    */
   CompletableFuture<Outcome> start() {
+    arm();
+    round();
+    return result;
+  }
+
+  /** Starts the request's deadline, before its first round or its hand-over: its result. */
+  CompletableFuture<Outcome> arm() {
     long left = deadlineNanos - deadline.nanoTime();
     ScheduledFuture<?> timeout =
         deadline.scheduler().schedule(this::timedOut, left, TimeUnit.NANOSECONDS);
@@ -126,7 +134,15 @@ final class PaxosRequest {
             unfinished.add(key, quorum);
           }
         });
-    round();
+    return result;
+  }
+
+  void whenUndecided(Runnable then) {
+    undecided = then;
+  }
+
+  /** The request's answer, once {@link #arm}ed. */
+  CompletableFuture<Outcome> result() {
     return result;
   }
 
@@ -148,14 +164,15 @@ final class PaxosRequest {
     result.completeExceptionally(timeout);
   }
 
-  private void round() {
+  /** Runs a round, the first once {@link #arm}ed, unless the request has ended (its deadline). */
+  void round() {
     if (result.isDone()) {
       return;
     }
     Owners owners = membership.owners();
     Owners.Participants acceptors = owners.participants(key, rounds.group().getAsInt());
     if (acceptors.pending().size() > 1) {
-      result.completeExceptionally(tooManyPending(owners, acceptors));
+      result.completeExceptionally(Rounds.tooManyPending(owners, acceptors));
       return;
     }
     synchronized (this) {
@@ -192,19 +209,6 @@ final class PaxosRequest {
         call,
         (node, reply) -> answered(round, participants, node, reply, null),
         (node, error) -> answered(round, participants, node, null, error));
-  }
-
-  /** Cassandra's answer to more than one pending replica: the quorum rule is argued for one. */
-  private UnavailableException tooManyPending(Owners owners, Owners.Participants acceptors) {
-    return new UnavailableException(
-        "conditional writes to this key are unavailable while the membership change in"
-            + " progress"
-            + owners.state().change().map(c -> " (" + c + ")").orElse("")
-            + " gives it "
-            + acceptors.pending().size()
-            + " new replicas ("
-            + acceptors.pending().stream().map(NodeId::value).collect(Collectors.joining(", "))
-            + "): a Paxos round allows at most one; retry once the change has completed");
   }
 
   private void answered(
@@ -267,6 +271,10 @@ final class PaxosRequest {
           contended++;
         }
         clock.observe(lost.above());
+        if (handedOver(round)) {
+          undecided.run();
+          return;
+        }
         metrics.retried(true);
         retry(round);
       }
@@ -277,6 +285,7 @@ final class PaxosRequest {
           return;
         }
         metrics.retried(false);
+        undecided.run();
         retry(round);
       }
       case Outcome.Indeterminate indeterminate ->
@@ -357,29 +366,22 @@ final class PaxosRequest {
     return Math.min(membership.owners().size(), written);
   }
 
-  /**
-   * The failure an unreachable round answers at once, as a plain write would: the acceptors' shared
-   * failure when the failure table says retrying will not help (all disks full: 507); empty when a
-   * retry may (no answer, an overloaded or stopping node, mixed failures).
-   */
+  /** The failure an unreachable round answers at once ({@link Rounds#finalFailure}). */
   private Optional<Throwable> finalFailure() {
-    QuorumCall<Reply> calls;
     synchronized (this) {
-      calls = phase;
-      long refusing = participants.all().stream().filter(invalid::contains).count();
-      if (participants.all().size() - refusing < participants.required()) {
-        return Optional.of(
-            new UnavailableException(
-                "conditional writes need every replica of the key on a release that has them: "
-                    + invalid
-                    + " refused the Paxos messages as unknown (an upgrade under way?)"));
-      }
+      return Rounds.finalFailure(participants, Set.copyOf(invalid), phase);
     }
-    if (calls == null || !calls.result().isCompletedExceptionally()) {
-      return Optional.empty();
-    }
-    Throwable failure = Failures.unwrap(calls.result().exceptionNow());
-    return FailureKind.of(failure).retryable() ? Optional.empty() : Optional.of(failure);
+  }
+
+  /**
+   * Whether {@link #handOver} took the request after {@code round} lost (null: before the first
+   * round): only while no round of it sent its write in accepts, so nobody can have chosen it.
+   */
+  boolean handedOver(Round round) {
+    return handOver != null
+        && earlier.isEmpty()
+        && (round == null || round.proposedWrite().isEmpty())
+        && handOver.took(key, write, quorum, deadlineNanos, result);
   }
 
   private void retry(Round round) {

@@ -27,7 +27,7 @@ final class Unfinished {
   private static final IntervalFunction PAUSES =
       IntervalFunction.ofExponentialBackoff(1_000, 2.0, 30_000);
 
-  private final PaxosRequest.Rounds rounds;
+  private final Rounds rounds;
   private final Duration within;
   private final Set<Key> pending = ConcurrentHashMap.newKeySet();
   private final Counter finished;
@@ -36,7 +36,7 @@ final class Unfinished {
   /**
    * @param within how long to keep trying: the hint window
    */
-  Unfinished(PaxosRequest.Rounds rounds, Duration within, MeterRegistry registry) {
+  Unfinished(Rounds rounds, Duration within, MeterRegistry registry) {
     this.rounds = rounds;
     this.within = within;
     this.finished = counter("finished", registry);
@@ -65,7 +65,8 @@ final class Unfinished {
   }
 
   private void attempt(Key key, Quorum quorum, int attempt, long untilNanos) {
-    new PaxosRequest(rounds, key, ConditionalWrite.read(), quorum, null)
+    new PaxosRequest(
+            rounds, key, ConditionalWrite.read(), quorum, null, rounds.deadlineFromNow(), null)
         .start()
         .whenComplete(
             (read, error) -> {

@@ -4,6 +4,7 @@ import io.kvorum.node.clock.Clock;
 import io.kvorum.node.clock.ClockOffsets;
 import io.kvorum.node.consensus.Acceptors;
 import io.kvorum.node.consensus.ConditionalWriteCoordinator;
+import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Condition;
 import io.kvorum.node.consensus.round.ConditionalWrite;
 import io.kvorum.node.core.ClockOffsetException;
@@ -86,6 +87,7 @@ public final class Coordinator {
             random,
             this::defaultFrom,
             handoff.window(),
+            offsets.maxOffset(),
             registry);
     ReadRepairer repairer = new ReadRepairer(replicas, registry);
     this.reads = new ReadCoordinator(membership, replicas, repairer, deadline);
@@ -239,6 +241,19 @@ public final class Coordinator {
       return CompletableFuture.failedFuture(refusal.get());
     }
     return conditionalWrites.write(key, write, quorum).thenApply(Record::version);
+  }
+
+  /**
+   * Runs a conditional write another node handed over to this one, the key's proposer ({@link
+   * ConditionalWriteCoordinator#proposeHere}), as {@link #putIf} runs its own; refused as they are
+   * when this node's clock may not version writes.
+   */
+  public CompletableFuture<PaxosProtocol.Proposed> proposeHere(PaxosProtocol.Propose propose) {
+    Optional<ClockOffsetException> refusal = offsets.refusal();
+    if (refusal.isPresent()) {
+      return CompletableFuture.failedFuture(refusal.get());
+    }
+    return conditionalWrites.proposeHere(propose);
   }
 
   /**

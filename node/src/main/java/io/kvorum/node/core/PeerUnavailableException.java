@@ -6,10 +6,25 @@ package io.kvorum.node.core;
  */
 public final class PeerUnavailableException extends KvorumException {
   private final NodeId peer;
+  private final boolean unsent;
 
   public PeerUnavailableException(NodeId peer, String reason, Throwable cause) {
+    this(peer, reason, cause, false);
+  }
+
+  /**
+   * @param unsent whether the request certainly never left this node (refused by the peer's circuit
+   *     breaker or bulkhead here), so the peer cannot have acted on it
+   */
+  public PeerUnavailableException(NodeId peer, String reason, Throwable cause, boolean unsent) {
     super(peer + " is not available: " + reason, cause);
     this.peer = peer;
+    this.unsent = unsent;
+  }
+
+  /** Whether the request certainly never left this node: see the constructor. */
+  public boolean unsent() {
+    return unsent;
   }
 
   public NodeId peer() {

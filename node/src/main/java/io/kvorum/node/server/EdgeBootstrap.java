@@ -192,6 +192,8 @@ public final class EdgeBootstrap {
             config.membership().replicationFactor());
     // A membership change's Paxos repair finishes a key's round as a linearizable read does.
     replication.paxosRepair().finishWith(coordinator::getLinearizable);
+    // The conditional writes peers hand this node, as the key's proposer, run as its own.
+    replication.proposals().runWith(coordinator::proposeHere);
     return coordinator;
   }
 

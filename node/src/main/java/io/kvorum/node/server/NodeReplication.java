@@ -4,6 +4,7 @@ import io.kvorum.node.antientropy.AntiEntropy;
 import io.kvorum.node.consensus.Acceptor;
 import io.kvorum.node.consensus.PaxosRepair;
 import io.kvorum.node.consensus.PaxosSweeper;
+import io.kvorum.node.consensus.Proposers;
 import io.kvorum.node.membership.MembershipService;
 import io.kvorum.node.replication.HintedHandoff;
 import io.kvorum.node.storage.PurgeSweeper;
@@ -21,6 +22,7 @@ import io.kvorum.node.storage.StorageEngine;
  * @param acceptor this node's Paxos acceptor (conditional writes) over {@code storage}
  * @param paxosSweeper the purge of acceptor states below the ballot floor
  * @param paxosRepair the conditional writes a membership change finishes before it moves on
+ * @param proposals the conditional writes peers hand this node's proposer, run by the coordinator
  */
 public record NodeReplication(
     StorageEngine storage,
@@ -30,4 +32,5 @@ public record NodeReplication(
     PurgeSweeper sweeper,
     Acceptor acceptor,
     PaxosSweeper paxosSweeper,
-    PaxosRepair paxosRepair) {}
+    PaxosRepair paxosRepair,
+    Proposers.Served proposals) {}

@@ -13,6 +13,7 @@ import io.kvorum.node.consensus.Acceptor;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.PaxosRepair;
 import io.kvorum.node.consensus.PaxosSweeper;
+import io.kvorum.node.consensus.Proposers;
 import io.kvorum.node.core.NodeId;
 import io.kvorum.node.membership.ChangeRepair;
 import io.kvorum.node.membership.Membership;
@@ -95,15 +96,28 @@ public final class ReplicationBootstrap {
     Acceptor acceptor =
         new Acceptor(
             engine, storage.local().acceptors(), config.storage().syncWrites().everyWrite());
-    PaxosSweeper paxosSweeper =
-        new PaxosSweeper(
-            engine,
-            storage.local().acceptors(),
-            config.storage().paxosPurgeGrace(),
-            clock::wallMillis,
-            resources.registry());
+    PaxosSweeper paxosSweeper = paxosSweeper(config, storage, engine, resources);
     return new NodeReplication(
-        engine, handoff, antiEntropy, changes, sweeper, acceptor, paxosSweeper, paxosRepair);
+        engine,
+        handoff,
+        antiEntropy,
+        changes,
+        sweeper,
+        acceptor,
+        paxosSweeper,
+        paxosRepair,
+        new Proposers.Served());
+  }
+
+  /** The purge of this node's acceptor states below the ballot floor. */
+  private static PaxosSweeper paxosSweeper(
+      NodeConfig config, NodeStorage storage, StorageEngine engine, NodeResources resources) {
+    return new PaxosSweeper(
+        engine,
+        storage.local().acceptors(),
+        config.storage().paxosPurgeGrace(),
+        storage.clock()::wallMillis,
+        resources.registry());
   }
 
   /**
@@ -151,7 +165,12 @@ public final class ReplicationBootstrap {
     LocalReplicas replicas = new LocalReplicas(replication.storage(), future);
     ReplicaProtocol.serve(handlers, replicas);
     CatchUpProtocol.serve(handlers, replication.handoff());
-    PaxosProtocol.serve(handlers, replication.acceptor(), future, replication.paxosRepair());
+    PaxosProtocol.serve(
+        handlers,
+        replication.acceptor(),
+        future,
+        replication.paxosRepair(),
+        replication.proposals());
     RepairProtocol.serve(handlers, replication.antiEntropy());
     membership.ifPresent(changes -> MembershipProtocol.serve(handlers, changes));
     ClockProtocol.serve(handlers, storage.clock()::wallMillis, replicas::storageReport);

@@ -290,7 +290,8 @@ public final class ResilientPeerTransport implements PeerTransport {
     }
   }
 
+  /** A call refused here, never sent: an open circuit breaker, a full bulkhead. */
   private static PeerUnavailableException unavailable(NodeId peer, String reason) {
-    return new PeerUnavailableException(peer, reason, null);
+    return new PeerUnavailableException(peer, reason, null, true);
   }
 }

@@ -5,6 +5,7 @@ import io.kvorum.node.clock.ClockProtocol;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.Entry;
+import io.kvorum.node.core.InvalidRequestException;
 import io.kvorum.node.core.Key;
 import io.kvorum.node.core.KeyRange;
 import io.kvorum.node.core.NodeId;
@@ -61,6 +62,10 @@ public final class ScriptedPeerTransport implements PeerTransport {
       request -> {
         throw new IllegalStateException("no Paxos reply is scripted: script a failure");
       };
+  private volatile Function<PaxosProtocol.Propose, PaxosProtocol.Proposed> proposers =
+      request -> {
+        throw new InvalidRequestException(null, "a request without an operation it knows");
+      };
   private volatile Function<Call, RuntimeException> failures =
       call -> unavailable(call.peer(), "scripted failure");
   private volatile Executor completions = Runnable::run;
@@ -92,6 +97,17 @@ public final class ScriptedPeerTransport implements PeerTransport {
   /** What the peers' Paxos acceptors answer a prepare or an accept that succeeds. */
   public ScriptedPeerTransport acceptors(Function<Object, Reply> answers) {
     this.acceptors = answers;
+    return this;
+  }
+
+  /**
+   * What the peers' proposers answer a conditional write handed over ({@link
+   * PaxosProtocol#PROPOSE}); by default they refuse it as unknown (INVALID), as a node of a release
+   * before hand-over does.
+   */
+  public ScriptedPeerTransport proposers(
+      Function<PaxosProtocol.Propose, PaxosProtocol.Proposed> answers) {
+    this.proposers = answers;
     return this;
   }
 
@@ -190,6 +206,7 @@ public final class ScriptedPeerTransport implements PeerTransport {
           case "tree_hashes" ->
               () -> new long[((RepairProtocol.Hashes) request).positions().length];
           case "prepare", "accept" -> () -> acceptors.apply(request);
+          case "propose" -> () -> proposers.apply((PaxosProtocol.Propose) request);
           default -> null;
         };
     if (answer == null) {
@@ -235,6 +252,7 @@ public final class ScriptedPeerTransport implements PeerTransport {
       case Entry entry -> entry.key();
       case PaxosProtocol.Prepare prepare -> prepare.key();
       case PaxosProtocol.Accept accept -> accept.key();
+      case PaxosProtocol.Propose propose -> propose.key();
       default -> null;
     };
   }
@@ -257,8 +275,12 @@ public final class ScriptedPeerTransport implements PeerTransport {
     CompletableFuture<T> result = new CompletableFuture<>();
     switch (outcome) {
       case SUCCEED -> {
-        T answer = value.get();
-        completions.execute(() -> result.complete(answer));
+        try {
+          T answer = value.get();
+          completions.execute(() -> result.complete(answer));
+        } catch (RuntimeException e) { // the peer's handler failed: its answer is that failure
+          completions.execute(() -> result.completeExceptionally(e));
+        }
       }
       case FAIL -> {
         RuntimeException error = failures.apply(call);

@@ -3,9 +3,13 @@ package io.kvorum.node.transport.grpc;
 import io.grpc.MethodDescriptor;
 import io.kvorum.node.consensus.PaxosProtocol;
 import io.kvorum.node.consensus.round.Ballot;
+import io.kvorum.node.consensus.round.Condition;
+import io.kvorum.node.consensus.round.ConditionalWrite;
+import io.kvorum.node.consensus.round.Outcome;
 import io.kvorum.node.consensus.round.Proposal;
 import io.kvorum.node.consensus.round.Reply;
 import io.kvorum.node.core.NodeId;
+import io.kvorum.node.core.Quorum;
 import io.kvorum.node.core.Version;
 import io.kvorum.node.transport.Operation;
 import io.kvorum.proto.replica.v1.AcceptRequest;
@@ -17,21 +21,28 @@ import io.kvorum.proto.replica.v1.PaxosRepairRequest;
 import io.kvorum.proto.replica.v1.PaxosRepairResponse;
 import io.kvorum.proto.replica.v1.PaxosReply;
 import io.kvorum.proto.replica.v1.PrepareRequest;
+import io.kvorum.proto.replica.v1.ProposeRefused;
+import io.kvorum.proto.replica.v1.ProposeRequest;
+import io.kvorum.proto.replica.v1.ProposeResponse;
 import io.kvorum.proto.replica.v1.ReplicaGrpc;
 import io.kvorum.proto.replica.v1.ReplicaRequest;
 import io.kvorum.proto.replica.v1.ReplicaResponse;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
  * The Paxos protocol of conditional writes on the wire: prepares and accepts on the Exchange
- * stream, answered by {@link PaxosReply}s, and the {@code PaxosRepair} call of a membership change;
- * the messages, domain to protobuf and back.
+ * stream, answered by {@link PaxosReply}s, writes handed to a key's proposer on it too, and the
+ * {@code PaxosRepair} call of a membership change; the messages, domain to protobuf and back.
  */
 final class PaxosMapping {
   private PaxosMapping() {}
 
   static void register(WireProtocols.Builder wire) {
-    wire.add(new PrepareCodec()).add(new AcceptCodec()).add(new RepairCodec());
+    wire.add(new PrepareCodec())
+        .add(new AcceptCodec())
+        .add(new ProposeCodec())
+        .add(new RepairCodec());
   }
 
   private static final class RepairCodec
@@ -156,6 +167,103 @@ final class PaxosMapping {
     public Reply takeAnswer(NodeId peer, ReplicaResponse message) {
       ProtoMapping.expect(message, ReplicaResponse.ResultCase.PAXOS);
       return fromProto(message.getPaxos());
+    }
+  }
+
+  static final class ProposeCodec
+      implements WireCodecs.Exchanged<PaxosProtocol.Propose, PaxosProtocol.Proposed> {
+    @Override
+    public Operation<PaxosProtocol.Propose, PaxosProtocol.Proposed> operation() {
+      return PaxosProtocol.PROPOSE;
+    }
+
+    @Override
+    public ReplicaRequest.OperationCase requestCase() {
+      return ReplicaRequest.OperationCase.PROPOSE;
+    }
+
+    @Override
+    public void putRequest(ReplicaRequest.Builder message, PaxosProtocol.Propose propose) {
+      ConditionalWrite write = propose.write();
+      ProposeRequest.Builder request =
+          ProposeRequest.newBuilder()
+              .setKey(ProtoMapping.bytes(propose.key().bytes()))
+              .setTtlMillis(write.ttlMillis())
+              .setReplicas(write.replicas())
+              .setAck(propose.quorum().ack())
+              .setFrom(propose.quorum().from())
+              .setTimeoutMillis(
+                  (int) Math.clamp(propose.timeout().toMillis() + 1, 1, Integer.MAX_VALUE))
+              .setOrigin(propose.origin().value())
+              .setSent(propose.sent().value());
+      switch (write.condition()) {
+        case Condition.IfMatch match -> request.setIfMatch(match.version().value());
+        case Condition.IfAbsent absent -> {}
+        case Condition.Never never ->
+            throw new IllegalArgumentException("a linearizable read is not handed over");
+      }
+      if (write.value() != null) {
+        request.setValue(ProtoMapping.bytes(write.value()));
+      }
+      message.setPropose(request);
+    }
+
+    @Override
+    public PaxosProtocol.Propose takeRequest(ReplicaRequest message) {
+      ProposeRequest request = message.getPropose();
+      Condition condition =
+          request.hasIfMatch()
+              ? new Condition.IfMatch(new Version(request.getIfMatch()))
+              : new Condition.IfAbsent();
+      return new PaxosProtocol.Propose(
+          ProtoMapping.key(request.getKey()),
+          new ConditionalWrite(
+              condition,
+              request.hasValue() ? request.getValue().toByteArray() : null,
+              request.getTtlMillis(),
+              request.getReplicas()),
+          new Quorum(request.getAck(), request.getFrom()),
+          Duration.ofMillis(request.getTimeoutMillis()),
+          NodeId.of(request.getOrigin()),
+          new Version(request.getSent()));
+    }
+
+    @Override
+    public void putAnswer(ReplicaResponse.Builder message, PaxosProtocol.Proposed proposed) {
+      ProposeResponse.Builder answer = ProposeResponse.newBuilder();
+      switch (proposed) {
+        case PaxosProtocol.Proposed.Decided(Outcome.Applied applied) ->
+            answer.setApplied(ProtoMapping.toProto(applied.written()));
+        case PaxosProtocol.Proposed.Decided(Outcome.Refused refused) -> {
+          ProposeRefused.Builder current = ProposeRefused.newBuilder();
+          refused.current().ifPresent(r -> current.setCurrent(ProtoMapping.toProto(r)));
+          answer.setRefused(current);
+        }
+        case PaxosProtocol.Proposed.Decided decided ->
+            throw new IllegalStateException("a write handed over ended " + decided.outcome());
+        case PaxosProtocol.Proposed.Undecided undecided -> answer.setUndecided(undecided.why());
+      }
+      message.setPropose(answer);
+    }
+
+    @Override
+    public PaxosProtocol.Proposed takeAnswer(NodeId peer, ReplicaResponse message) {
+      ProtoMapping.expect(message, ReplicaResponse.ResultCase.PROPOSE);
+      ProposeResponse answer = message.getPropose();
+      return switch (answer.getOutcomeCase()) {
+        case APPLIED ->
+            new PaxosProtocol.Proposed.Decided(
+                new Outcome.Applied(ProtoMapping.fromProto(answer.getApplied())));
+        case REFUSED ->
+            new PaxosProtocol.Proposed.Decided(
+                new Outcome.Refused(
+                    answer.getRefused().hasCurrent()
+                        ? Optional.of(ProtoMapping.fromProto(answer.getRefused().getCurrent()))
+                        : Optional.empty()));
+        case UNDECIDED -> new PaxosProtocol.Proposed.Undecided(answer.getUndecided());
+        case OUTCOME_NOT_SET ->
+            throw new IllegalArgumentException("a propose answer without an outcome");
+      };
     }
   }
 
