@@ -192,8 +192,8 @@ public final class Proposers {
    * another node this node can reach and there is time left.
    *
    * @param result completed with the request's answer there
-   * @param here runs the request on this node after all: when the proposer's release cannot take it
-   *     over
+   * @param here runs the request on this node after all, when the hand-over certainly ran nothing
+   *     there ({@link #neverRun})
    * @return whether it was handed over; false when it goes on here
    */
   boolean handOver(
