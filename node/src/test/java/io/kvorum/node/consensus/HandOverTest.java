@@ -17,6 +17,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
@@ -27,8 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -108,17 +107,17 @@ class HandOverTest {
   }
 
   @Test
-  void aWriteThatLostARoundIsAnsweredByTheKeysProposerAndTheNextGoesThereAtOnce() throws Exception {
+  void aWriteThatLostARoundIsAnsweredByTheKeysProposerAndTheNextGoesThereAtOnce() {
     Record written = Record.value(Version.of(1_000, 0), VALUE, Record.NO_EXPIRY, 3);
     peers.proposers(propose -> new PaxosProtocol.Proposed.Decided(new Outcome.Applied(written)));
 
-    assertThat(answer(putIfAbsent())).isEqualTo(written.version());
+    assertThat(Futures.await(putIfAbsent(), WAIT)).isEqualTo(written.version());
     assertThat(peers.calls("propose"))
         .extracting(ScriptedPeerTransport.Call::peer)
         .containsExactly(proposer);
 
     int preparesBefore = peers.calls("prepare").size();
-    assertThat(answer(putIfAbsent())).isEqualTo(written.version());
+    assertThat(Futures.await(putIfAbsent(), WAIT)).isEqualTo(written.version());
     assertThat(peers.calls("prepare")).as("no round here").hasSize(preparesBefore);
     assertThat(peers.calls("propose")).hasSize(2);
     assertThat(node.resources().registry().get("kvorum.paxos.handovers").counter().count())
@@ -126,9 +125,9 @@ class HandOverTest {
   }
 
   @Test
-  void aProposerOfAnEarlierReleaseLeavesTheWriteToRunHere() throws Exception {
+  void aProposerOfAnEarlierReleaseLeavesTheWriteToRunHere() {
     // The scripted proposers answer INVALID, as a node that does not know the message.
-    Version version = answer(putIfAbsent());
+    Version version = Futures.await(putIfAbsent(), WAIT);
 
     assertThat(peers.calls("propose")).hasSize(1);
     assertThat(node.replication().storage().get(key).join()).map(Record::version).contains(version);
@@ -139,7 +138,7 @@ class HandOverTest {
     peers.proposers(
         propose -> new PaxosProtocol.Proposed.Undecided("its acceptors did not answer"));
 
-    assertThat(failure(putIfAbsent()))
+    assertThat(Futures.failure(putIfAbsent(), WAIT))
         .isInstanceOf(NotEnoughReplicasException.class)
         .hasMessageContaining(proposer.value())
         .hasMessageContaining("its acceptors did not answer");
@@ -152,20 +151,5 @@ class HandOverTest {
 
   private static Ballot above(Ballot ballot) {
     return new Ballot(new Version(ballot.version().value() + 1), NodeId.of("n3"));
-  }
-
-  private static <T> T answer(CompletableFuture<T> request) throws Exception {
-    return request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private static Throwable failure(CompletableFuture<?> request) {
-    try {
-      request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the request succeeded");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
   }
 }
