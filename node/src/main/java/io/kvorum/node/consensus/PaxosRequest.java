@@ -369,7 +369,7 @@ final class PaxosRequest {
   /** The failure an unreachable round answers at once ({@link Rounds#finalFailure}). */
   private Optional<Throwable> finalFailure() {
     synchronized (this) {
-      return Rounds.finalFailure(participants, Set.copyOf(invalid), phase);
+      return Rounds.finalFailure(participants, invalid, phase);
     }
   }
 
