@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
@@ -58,10 +57,7 @@ class AntiEntropyProcessIT {
       for (int i = 0; i < keys; i++) {
         values.put("key/" + i, utf8("value/" + i));
       }
-      try (KvorumClient kv = cluster.client(0)) {
-        assertThat(kv.putAll(values, Consistency.of(3, 3), null))
-            .allMatch(BatchItemResult::succeeded);
-      }
+      cluster.putAll(0, values, Consistency.of(3, 3));
 
       assertThat(cluster.node(2).terminate()).isZero();
       wipe(work.resolve("node-2"));

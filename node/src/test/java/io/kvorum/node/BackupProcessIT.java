@@ -93,7 +93,7 @@ class BackupProcessIT {
       AtomicBoolean writing = new AtomicBoolean(true);
       Thread writer = Thread.ofPlatform().start(() -> writeUntil(client, writing, acknowledged));
       List<String> before = List.copyOf(acknowledged);
-      Run first = cli(s3, "backup", "--port", port(old), "--to", series, "--name", "b1");
+      Run first = cli("backup", "--port", port(old), "--to", series, "--name", "b1");
       writing.set(false);
       writer.join();
       assertThat(first.exit()).as(first.err()).isZero();
@@ -103,7 +103,7 @@ class BackupProcessIT {
       for (int i = 0; i < 20; i++) {
         client.put("late" + i, "after b1");
       }
-      Run second = cli(s3, "backup", "--port", port(old), "--to", series, "--name", "b2");
+      Run second = cli("backup", "--port", port(old), "--to", series, "--name", "b2");
       assertThat(second.exit()).as(second.err()).isZero();
       long[] sentAndKept = sentAndKept(second.out());
       assertThat(sentAndKept[1]).as("files b1 stored already: " + second.out()).isPositive();
@@ -111,10 +111,10 @@ class BackupProcessIT {
     }
     old.close();
 
-    Run refused = cliAs("wrong-secret", s3, "backup", "list", "--from", series);
+    Run refused = cliAs("wrong-secret", "backup", "list", "--from", series);
     assertThat(refused.exit()).isEqualTo(6);
     assertThat(refused.err()).contains("refused the credentials for bucket 'kvorum-backups'");
-    Run noBucket = cli(s3, "backup", "list", "--from", "s3://no-such-bucket/prod");
+    Run noBucket = cli("backup", "list", "--from", "s3://no-such-bucket/prod");
     assertThat(noBucket.exit()).as(noBucket.err()).isEqualTo(5);
     assertThat(noBucket.err()).contains("bucket 'no-such-bucket' does not exist");
     Run unreachable = cliAt("http://127.0.0.1:1", "backup", "verify", "--from", series + "/b1");
@@ -124,7 +124,7 @@ class BackupProcessIT {
     ProcessCluster fresh = new ProcessCluster(work.resolve("new"), 5).start();
     open.add(fresh);
     Run restore =
-        cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1", "--rate", "100000");
+        cli("restore", "--port", port(fresh), "--from", series + "/b1", "--rate", "100000");
     assertThat(restore.exit()).as(restore.err()).isZero();
     try (KvorumClient client = fresh.client(3)) {
       for (Map.Entry<String, String> key : versions.entrySet()) {
@@ -142,11 +142,11 @@ class BackupProcessIT {
       assertThat(client.getUtf8("t0")).as("an hour's TTL").contains("ttl-0");
     }
 
-    String damaged = corruptOneDataFile(s3);
-    Run verify = cli(s3, "backup", "verify", "--from", series + "/b1");
+    String damaged = corruptOneDataFile();
+    Run verify = cli("backup", "verify", "--from", series + "/b1");
     assertThat(verify.exit()).as(verify.err()).isEqualTo(7);
     assertThat(verify.err()).contains("backup b1 is damaged", damaged, "SHA-256");
-    Run again = cli(s3, "restore", "--port", port(fresh), "--from", series + "/b1");
+    Run again = cli("restore", "--port", port(fresh), "--from", series + "/b1");
     assertThat(again.exit()).isEqualTo(7);
     assertThat(again.err()).contains(damaged);
   }
@@ -204,16 +204,16 @@ class BackupProcessIT {
     assertThat(killed.isAlive()).as("still sending when the first file was stored").isTrue();
     killed.destroyForcibly().waitFor();
 
-    Run listed = cli(s3, "backup", "list", "--from", series);
+    Run listed = cli("backup", "list", "--from", series);
     assertThat(listed.exit()).as(listed.err()).isZero();
     assertThat(listed.out()).as("a backup without its manifest").doesNotContain("b1");
 
-    Run again = cli(s3, "backup", "--port", port(cluster), "--to", series, "--name", "b1");
+    Run again = cli("backup", "--port", port(cluster), "--to", series, "--name", "b1");
     assertThat(again.exit()).as(again.err()).isZero();
     assertThat(again.err()).contains("snapshot b1 exists: going on with it");
     long[] sentAndKept = sentAndKept(again.out());
     assertThat(sentAndKept[1]).as("files the killed run stored: " + again.out()).isPositive();
-    Run verify = cli(s3, "backup", "verify", "--from", series + "/b1");
+    Run verify = cli("backup", "verify", "--from", series + "/b1");
     assertThat(verify.exit()).as(verify.err()).isZero();
 
     // Then a bad deploy, and the restore in place from object storage (operations.md): every
@@ -229,12 +229,11 @@ class BackupProcessIT {
         client.put("new" + i, "after b1");
       }
     }
-    Run running = restoreNode(s3, series + "/b1", 0);
+    Run running = restoreNode(series + "/b1", 0);
     assertThat(running.exit()).as(running.err()).isEqualTo(1);
     assertThat(running.err()).contains("a running node has it open");
     Run noSuchMember =
         cli(
-            s3,
             "restore-node",
             "--from",
             series + "/b1",
@@ -248,7 +247,7 @@ class BackupProcessIT {
       assertThat(cluster.node(i).terminate()).isZero();
     }
     for (int i = 0; i < 3; i++) {
-      Run restored = restoreNode(s3, series + "/b1", i);
+      Run restored = restoreNode(series + "/b1", i);
       assertThat(restored.exit()).as(restored.err()).isZero();
       assertThat(restored.out()).contains("restored node-" + i + "'s snapshot of backup b1");
     }
@@ -268,9 +267,8 @@ class BackupProcessIT {
     }
   }
 
-  private Run restoreNode(SeaweedFs s3, String backup, int node) {
+  private Run restoreNode(String backup, int node) {
     return cli(
-        s3,
         "restore-node",
         "--from",
         backup,
@@ -314,7 +312,7 @@ class BackupProcessIT {
   }
 
   /** Overwrites the largest file of node-1 in backup b1 with as many other bytes; its key. */
-  private static String corruptOneDataFile(SeaweedFs s3) throws java.io.IOException {
+  private static String corruptOneDataFile() throws java.io.IOException {
     try (S3Client client = s3.client()) {
       byte[] manifest =
           client
@@ -365,17 +363,20 @@ class BackupProcessIT {
 
   private record Run(int exit, String out, String err) {}
 
-  private static Run cliAs(String secret, SeaweedFs s3, String... args) {
+  private static Run cliAs(String secret, String... args) {
     credentials(secret);
     try {
-      return cli(s3, args);
+      return cli(args);
     } finally {
       credentials(SeaweedFs.SECRET_KEY);
     }
   }
 
-  /** Runs a kvorum-node command against {@code s3}, in this JVM (credentials as properties). */
-  private static Run cli(SeaweedFs s3, String... args) {
+  /**
+   * Runs a kvorum-node command against the class's SeaweedFS, in this JVM (credentials as
+   * properties).
+   */
+  private static Run cli(String... args) {
     return cliAt(s3.endpoint(), args);
   }
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
@@ -173,11 +172,7 @@ class ClusterProcessIT {
                   for (int i = writer; i < keys.size(); i += 2) {
                     values.put(keys.get(i), value);
                   }
-                  try (KvorumClient kv = cluster.client(writer)) {
-                    assertThat(kv.putAll(values, consistency, null))
-                        .as("puts through node-%d", writer)
-                        .allMatch(BatchItemResult::succeeded);
-                  }
+                  cluster.putAll(writer, values, consistency);
                 }));
       }
       for (Future<?> writer : done) {

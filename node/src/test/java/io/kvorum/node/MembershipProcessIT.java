@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cli.KvorumNode;
 import io.kvorum.node.testing.NodeProcess;
@@ -14,8 +15,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -68,11 +71,11 @@ class MembershipProcessIT {
   }
 
   private static void preload(ProcessCluster cluster, int keys) {
-    try (KvorumClient kv = cluster.client(0)) {
-      for (int i = 0; i < keys; i++) {
-        kv.put("key/" + i, VALUE + i);
-      }
+    Map<String, byte[]> values = new LinkedHashMap<>();
+    for (int i = 0; i < keys; i++) {
+      values.put("key/" + i, (VALUE + i).getBytes(StandardCharsets.UTF_8));
     }
+    cluster.putAll(0, values, Consistency.DEFAULT);
   }
 
   private static void assertEveryKey(KvorumClient kv, int keys) {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvorum.api.BatchItemResult;
+import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumApi;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.node.cli.KvorumNode;
@@ -50,9 +50,7 @@ class SnapshotProcessIT {
     for (int i = 0; i < count; i++) {
       values.put(prefix + i, ("v" + i).getBytes(StandardCharsets.UTF_8));
     }
-    try (KvorumClient client = cluster.client(0)) {
-      assertThat(client.putAll(values)).allMatch(BatchItemResult::succeeded);
-    }
+    cluster.putAll(0, values, Consistency.DEFAULT);
   }
 
   @Test

@@ -21,6 +21,7 @@ import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.ForwardingStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
@@ -35,7 +36,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.awaitility.Awaitility;
@@ -301,14 +301,7 @@ class ConditionalWriteAcceptorsTest {
   }
 
   private static Throwable failure(CompletableFuture<?> request) {
-    try {
-      request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the request succeeded");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return Futures.failure(request, WAIT);
   }
 
   /** This node's acceptor states, refusing every step while its disk is full. */

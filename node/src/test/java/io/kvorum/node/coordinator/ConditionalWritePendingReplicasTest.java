@@ -16,6 +16,7 @@ import io.kvorum.node.membership.Membership;
 import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
@@ -31,8 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -157,13 +156,6 @@ class ConditionalWritePendingReplicasTest {
   }
 
   private static Throwable failure(CompletableFuture<?> request) {
-    try {
-      request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the request succeeded");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return Futures.failure(request, WAIT);
   }
 }

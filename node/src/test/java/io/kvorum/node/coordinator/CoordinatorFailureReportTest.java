@@ -15,6 +15,7 @@ import io.kvorum.node.server.LocalStorage;
 import io.kvorum.node.storage.FaultyStorageEngine;
 import io.kvorum.node.storage.memory.InMemoryHintStore;
 import io.kvorum.node.storage.memory.InMemoryStorageEngine;
+import io.kvorum.node.testing.Futures;
 import io.kvorum.node.testing.MemoryCeilingStore;
 import io.kvorum.node.testing.NodeParts;
 import io.kvorum.node.testing.ScriptedPeerTransport;
@@ -28,8 +29,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -146,13 +145,6 @@ class CoordinatorFailureReportTest {
   }
 
   private static Throwable failure(CompletableFuture<?> request) {
-    try {
-      request.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the request succeeded");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return Futures.failure(request, WAIT);
   }
 }

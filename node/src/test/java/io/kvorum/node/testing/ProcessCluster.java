@@ -1,5 +1,8 @@
 package io.kvorum.node.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvorum.api.BatchItemResult;
 import io.kvorum.api.Consistency;
 import io.kvorum.api.KvorumClient;
 import io.kvorum.api.KvorumClientException;
@@ -184,6 +187,18 @@ public final class ProcessCluster implements AutoCloseable {
 
   public KvorumClient client(int i) {
     return nodes[i].client();
+  }
+
+  /**
+   * Stores {@code values} through node {@code i} in batches at {@code consistency}, and fails the
+   * test unless every item succeeded: how a test loads its data when the load is not what it tests.
+   */
+  public void putAll(int i, Map<String, byte[]> values, Consistency consistency) {
+    try (KvorumClient kv = client(i)) {
+      assertThat(kv.putAll(values, consistency, null))
+          .as("puts through node-%d", i)
+          .allMatch(BatchItemResult::succeeded);
+    }
   }
 
   /**

@@ -14,9 +14,11 @@ import io.kvorum.node.core.SnapshotListing;
 import io.kvorum.node.core.SnapshotManifest;
 import io.kvorum.node.core.StorageException;
 import io.kvorum.node.core.Version;
+import io.kvorum.node.testing.Futures;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -315,14 +317,7 @@ class RocksDbSnapshotsTest {
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    try {
-      future.get(30, TimeUnit.SECONDS);
-      return null;
-    } catch (java.util.concurrent.ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      return e;
-    }
+    return Futures.failure(future, Duration.ofSeconds(30));
   }
 
   private static Map<String, Record> contents(RocksDbStorageEngine engine) throws Exception {
