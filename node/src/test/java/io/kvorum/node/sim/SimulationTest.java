@@ -102,7 +102,9 @@ class SimulationTest {
    * 734: a conditional delete answered at 3 of 3 had been overwritten, within a racing create's
    * round, by that create at 1 of 1; the delete's retry committed the create to its one replica and
    * the tombstone nowhere, and a read at 1 of 3 on another replica returned the value the delete
-   * had removed.
+   * had removed. PAXOS_PURGE 20302 and 29151: no fault of the node's; the checker gave up on 55 and
+   * 59 conditional writes of one key, most of them timed out behind a value whose one replica was
+   * down, which it took as no-ops at every point they could go.
    */
   @ParameterizedTest(name = "{0} seed {1}")
   @CsvSource({
@@ -119,7 +121,9 @@ class SimulationTest {
     "EVERYTHING, 1002358",
     "EVERYTHING, 1005302",
     "EVERYTHING, 1001766",
-    "PAXOS_PURGE, 734"
+    "PAXOS_PURGE, 734",
+    "PAXOS_PURGE, 20302",
+    "PAXOS_PURGE, 29151"
   })
   void seedsHuntsFoundPass(Scenario scenario, long seed) {
     Simulation.Result result = Simulation.run(seed, scenario);
