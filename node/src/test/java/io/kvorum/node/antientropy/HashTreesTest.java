@@ -9,6 +9,7 @@ import io.kvorum.node.core.Version;
 import io.kvorum.node.topology.RendezvousPlacement;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -128,6 +129,43 @@ class HashTreesTest {
     assertThat(trees.forgetDeadBefore(2_000)).isEqualTo(1);
     assertThat(trees.records()).isEqualTo(1);
     assertThat(trees.hashes(N3, 0, new int[] {0})).isEqualTo(expected.hashes(N3, 0, new int[] {0}));
+  }
+
+  /**
+   * Levels 0 and 1 are kept as records come, change and go, not folded from the leaves when asked:
+   * after new records, newer ones, settled ties and a purge, every inner node still holds the XOR
+   * of the leaves below it.
+   */
+  @Test
+  void everyInnerNodeIsTheXorOfTheLeavesBelowIt() {
+    HashTrees trees = trees(N1);
+    for (int i = 0; i < 3_000; i++) {
+      trees.offer(key(i), value(10, "first", 3));
+    }
+    for (int i = 0; i < 3_000; i += 3) {
+      trees.offer(key(i), value(20, "second", 3));
+    }
+    for (int i = 1; i < 3_000; i += 5) {
+      trees.offer(key(i), Record.tombstone(Version.of(1_000, 0), 3));
+    }
+    trees.offer(key(2), value(10, "tie", 3));
+    trees.settle(key(2), value(10, "tie", 3));
+    assertThat(trees.forgetDeadBefore(Long.MAX_VALUE)).isPositive();
+
+    for (NodeId peer : List.of(N2, N3)) {
+      long[] leaves = trees.hashes(peer, 2, ALL_LEAVES);
+      int span = HashTrees.LEAVES / HashTrees.FANOUT;
+      long[] folded = new long[HashTrees.FANOUT];
+      for (int leaf = 0; leaf < HashTrees.LEAVES; leaf++) {
+        folded[leaf / span] ^= leaves[leaf];
+      }
+      long[] level1 = trees.hashes(peer, 1, IntStream.range(0, HashTrees.FANOUT).toArray());
+      assertThat(level1).as("level 1 of %s's tree", peer).containsExactly(folded);
+      assertThat(trees.hashes(peer, 0, new int[] {0})[0])
+          .as("the root of %s's tree", peer)
+          .isEqualTo(Arrays.stream(folded).reduce(0, (a, b) -> a ^ b))
+          .isNotZero();
+    }
   }
 
   @Test
