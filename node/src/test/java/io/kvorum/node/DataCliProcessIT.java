@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The data commands run as a user runs them, each a process, against a node in plain HTTP and
  * against one with the client port over TLS and tokens ({@code --tls-ca}, {@code KVORUM_TOKEN},
  * {@code KVORUM_CLIENT_TLS_CA}): values through stdin and stdout, the token and the CA from the
- * environment, a refusal without the token. What each command prints and exits with, on every
- * command, is {@code DataCommandsTest}'s in one JVM: a process each took a JVM's start each.
+ * environment, a refusal without the token. What every command prints and exits with is {@code
+ * DataCommandsTest}'s, in one JVM, where a command costs no JVM start.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class DataCliProcessIT {

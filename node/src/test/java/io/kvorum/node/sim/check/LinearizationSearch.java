@@ -20,8 +20,8 @@ import java.util.stream.IntStream;
  * linearization that has it there is one with it moved to the end, where every other operation has
  * taken effect and it changes nothing or something no answer sees. So the search ends, found, once
  * every answered operation has taken effect. Taking such operations as no-ops wherever they could
- * go made thirty timed-out writes of one key, each behind a value that could not be committed, too
- * many states to search (PAXOS_PURGE seeds 20302 and 29151).
+ * go made fifty-odd timed-out writes of one key, each behind a value that could not be committed,
+ * too many states to search (PAXOS_PURGE seeds 20302 and 29151).
  */
 final class LinearizationSearch {
   private static final int NIL = -1;
@@ -43,6 +43,8 @@ final class LinearizationSearch {
 
   /** What the search found, with an explanation when not linearizable or not finished. */
   record Result(boolean linearizable, boolean finished, String explanation) {}
+
+  private static final Result LINEARIZABLE = new Result(true, true, "linearizable");
 
   private LinearizationSearch(List<CasOp> ops) {
     this.ops = ops;
@@ -138,7 +140,7 @@ final class LinearizationSearch {
         if (unknown(entryOp[entry])) {
           // The returns of unknown operations come last: every answered one has taken effect, and
           // the unknown ones still pending take effect after them, each as the state allows.
-          return new Result(true, true, "linearizable");
+          return LINEARIZABLE;
         }
         // A return: its operation must have taken effect already, so this branch fails.
         if (depth > deepest) {
@@ -157,7 +159,7 @@ final class LinearizationSearch {
         entry = next[top];
       }
     }
-    return new Result(true, true, "linearizable");
+    return LINEARIZABLE;
   }
 
   private boolean unknown(int op) {
